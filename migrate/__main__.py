@@ -1,0 +1,3 @@
+from migrate.cli import main
+
+main()

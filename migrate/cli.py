@@ -1,0 +1,354 @@
+"""The ``tf-migrate`` command line.
+
+Heavy imports (libcst, tensorflow) happen inside the commands that need them,
+so ``tf-migrate --version`` and ``--help`` start fast and the codemod commands
+never import tensorflow.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import shutil
+import sys
+from typing import List, Optional
+
+import typer
+
+from migrate import __version__
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
+                  help="Move TensorFlow 1 code to TensorFlow 2 for real.")
+ckpt_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
+                       help="List, compare and convert checkpoints (needs tf-migrate[tf]).")
+app.add_typer(ckpt_app, name="ckpt")
+
+NAMES_FILE = "tf-migrate-names.json"
+FORMATS = ("text", "json", "sarif")
+
+
+def fail(message: str, code: int = 2) -> "typer.Exit":
+    """Print one clear line on stderr and exit."""
+    typer.echo(f"tf-migrate: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"tf-migrate {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                       help="Show the version and exit.")) -> None:
+    pass
+
+
+# -- shared options ------------------------------------------------------------
+def _split(values: Optional[List[str]]) -> List[str]:
+    out: List[str] = []
+    for v in values or ():
+        out += [p.strip().upper() for p in v.split(",") if p.strip()]
+    return out
+
+
+def _load_config(paths: List[str]) -> dict:
+    """``[tool.tf-migrate]`` of the nearest pyproject.toml above the first path."""
+    import tomllib
+
+    start = os.path.abspath(paths[0] if paths else ".")
+    folder = start if os.path.isdir(start) else os.path.dirname(start)
+    while True:
+        candidate = os.path.join(folder, "pyproject.toml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, "rb") as handle:
+                    data = tomllib.load(handle)
+            except (OSError, tomllib.TOMLDecodeError) as exc:
+                fail(f"{candidate}: {exc}")
+            config = data.get("tool", {}).get("tf-migrate", {})
+            if not isinstance(config, dict):
+                fail(f"{candidate}: [tool.tf-migrate] must be a table")
+            return config
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return {}
+        folder = parent
+
+
+def _codes(select, ignore, config, lint_only) -> List[str]:
+    from migrate.rule import all_rules, select_rules
+
+    select = _split(select) or _split(config.get("select"))
+    ignore = _split(ignore) + _split(config.get("ignore"))
+    known = all_rules()
+    for prefix in select + ignore:
+        if not any(code.startswith(prefix) for code in known):
+            fail(f"no rule code starts with {prefix!r} (see `tf-migrate rules`)")
+    return [r.code for r in select_rules(select, ignore, lint_only=lint_only)]
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+
+
+def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[str],
+          show_findings: bool = True) -> None:
+    from migrate.output import as_json, as_sarif, error_rows, finding_rows, text_line
+
+    findings = finding_rows(reports)
+    errors = error_rows(reports, extra_errors)
+    if report_file:
+        with open(report_file, "w", encoding="utf-8") as handle:
+            handle.write(as_json(findings, errors, summary) + "\n")
+    if fmt == "json":
+        typer.echo(as_json(findings, errors, summary))
+    elif fmt == "sarif":
+        typer.echo(as_sarif(findings, errors))
+    else:
+        if show_findings:
+            for row in findings:
+                typer.echo(text_line(row))
+        for row in errors:
+            typer.echo(f"{row['path']}: error: {row['message']}", err=True)
+    parts = [f"{summary['files']} files scanned"]
+    if "changed" in summary:
+        parts.append(f"{summary['changed']} {'changed' if summary.get('written') else 'would change'}")
+    parts.append(f"{summary['findings']} findings ({summary['fixable']} fixable)")
+    parts.append(f"{summary['errors']} errors")
+    typer.echo(", ".join(parts), err=True)
+
+
+def _run(paths, codes, fix, jobs, no_cache, exclude):
+    from migrate.files import discover
+    from migrate.runner import run
+
+    files, missing = discover(paths, exclude)
+    progress = sys.stderr.isatty()
+    reports = run(files, codes, fix=fix, jobs=jobs, use_cache=not no_cache, progress=progress)
+    return files, missing, reports
+
+
+# -- upgrade -------------------------------------------------------------------
+@app.command()
+def upgrade(
+    paths: List[str] = typer.Argument(..., help="Files or directories (.py and .ipynb, recursive)."),
+    write: bool = typer.Option(False, "--write", help="Rewrite files in place."),
+    outtree: Optional[str] = typer.Option(None, "--outtree", help="Write the migrated tree here."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 if any file would change."),
+    select: Optional[List[str]] = typer.Option(None, "--select", help="Rule code prefixes to run."),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rule code prefixes to skip."),
+    fmt: str = typer.Option("text", "--format", help="text, json or sarif."),
+    report: Optional[str] = typer.Option(None, "--report", help="Also write the JSON report here."),
+    diff: bool = typer.Option(True, "--diff/--no-diff", help="Print a unified diff (text format)."),
+    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache."),
+) -> None:
+    """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR."""
+    _check_format(fmt)
+    config = _load_config(paths)
+    codes = _codes(select, ignore, config, lint_only=False)
+    if outtree:
+        write = True
+        out_real = os.path.realpath(outtree)
+        for p in paths:
+            real = os.path.realpath(p)
+            if os.path.isdir(p) and (out_real == real or out_real.startswith(real + os.sep)):
+                fail(f"--outtree {outtree} is inside the input tree {p}; choose a folder outside it")
+    files, missing, reports = _run(paths, codes, True, jobs, no_cache, config.get("exclude", ()))
+    if not files and missing and len(missing) == len(paths):
+        for path, message in missing:
+            typer.echo(f"tf-migrate: error: {path}: {message}", err=True)
+        raise typer.Exit(2)
+    changed = [r for r in reports if r.new is not None]
+    write_errors = []
+    if write:
+        write_errors = _write_outputs(paths, reports, outtree)
+    elif fmt == "text" and diff and not check:
+        _print_diffs(changed)
+    findings = sum(len(r.findings) for r in reports)
+    fixable = sum(f["fixable"] for r in reports for f in r.findings)
+    errors = missing + write_errors
+    summary = {"files": len(files), "changed": len(changed), "written": bool(write),
+               "findings": findings, "fixable": fixable,
+               "errors": len(errors) + sum(1 for r in reports if r.error)}
+    _emit(fmt, reports, errors, summary, report)
+    if summary["errors"]:
+        raise typer.Exit(2)
+    if check and changed:
+        raise typer.Exit(1)
+    if findings - fixable:
+        raise typer.Exit(1)
+    raise typer.Exit(0)
+
+
+def _print_diffs(changed) -> None:
+    from migrate.files import decode
+
+    for r in changed:
+        with open(r.path, "rb") as handle:
+            old = handle.read()
+        try:
+            old_text, new_text = decode(old).text, decode(r.new).text
+        except Exception:
+            continue
+        lines = difflib.unified_diff(old_text.splitlines(keepends=True),
+                                     new_text.splitlines(keepends=True),
+                                     fromfile=f"a/{r.path}", tofile=f"b/{r.path}")
+        for line in lines:
+            sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+
+
+def _write_outputs(paths, reports, outtree) -> list:
+    """Write changed files (in place or into outtree) and the name maps; returns errors."""
+    from migrate.files import atomic_write
+
+    errors = []
+    by_path = {r.path: r for r in reports}
+    names_by_dir = {}
+
+    def target_of(path: str, root: Optional[str]) -> str:
+        if outtree is None:
+            return path
+        rel = os.path.relpath(path, root) if root else os.path.basename(path)
+        return os.path.join(outtree, rel)
+
+    for root in paths:
+        if not os.path.exists(root):
+            continue
+        base = root if os.path.isdir(root) else None
+        if outtree and base:  # mirror the tree: non-Python files too
+            for folder, dirs, names in os.walk(base):
+                dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
+                for name in names:
+                    src = os.path.join(folder, name)
+                    if src in by_path or os.path.islink(src):
+                        continue
+                    dst = target_of(src, base)
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    shutil.copy2(src, dst)
+        for r in reports:
+            if base is None and r.path != root:
+                continue
+            if base is not None and not _under(r.path, base):
+                continue
+            dst = target_of(r.path, base)
+            try:
+                if r.new is not None:
+                    if outtree is None and not os.access(r.path, os.W_OK):
+                        errors.append((r.path, "file is read-only; not changed"))
+                        continue
+                    mode = os.stat(r.path).st_mode & 0o7777
+                    atomic_write(dst, r.new, mode)
+                elif outtree is not None:
+                    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+                    shutil.copy2(r.path, dst)
+            except OSError as exc:
+                errors.append((r.path, f"cannot write {dst}: {exc.strerror or exc}"))
+                continue
+            if r.names and r.new is not None:
+                names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
+                    os.path.basename(dst)] = r.names
+    for folder, files in names_by_dir.items():
+        _write_names(folder, files)
+    return errors
+
+
+def _under(path: str, root: str) -> bool:
+    rel = os.path.relpath(path, root)
+    return not rel.startswith("..")
+
+
+def _write_names(folder: str, files: dict) -> None:
+    """Merge this run's name maps into ``folder/tf-migrate-names.json``."""
+    from migrate.files import atomic_write
+    from migrate.names import FORMAT, merge
+
+    path = os.path.join(folder, NAMES_FILE)
+    existing = None
+    if os.path.exists(path):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                existing = json.load(handle)
+        except ValueError:
+            existing = None
+    data = merge(existing, files)
+    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+    assert data["format"] == FORMAT
+
+
+# -- lint ----------------------------------------------------------------------
+@app.command()
+def lint(
+    paths: List[str] = typer.Argument(..., help="Files or directories."),
+    select: Optional[List[str]] = typer.Option(None, "--select"),
+    ignore: Optional[List[str]] = typer.Option(None, "--ignore"),
+    fmt: str = typer.Option("text", "--format", help="text, json or sarif."),
+    report: Optional[str] = typer.Option(None, "--report"),
+    jobs: int = typer.Option(0, "--jobs", "-j"),
+    no_cache: bool = typer.Option(False, "--no-cache"),
+) -> None:
+    """Report tf.function and eager-mode pitfalls; never writes."""
+    _check_format(fmt)
+    config = _load_config(paths)
+    codes = _codes(select, ignore, config, lint_only=not select)
+    files, missing, reports = _run(paths, codes, False, jobs, no_cache, config.get("exclude", ()))
+    findings = sum(len(r.findings) for r in reports)
+    summary = {"files": len(files), "findings": findings,
+               "fixable": sum(f["fixable"] for r in reports for f in r.findings),
+               "errors": len(missing) + sum(1 for r in reports if r.error)}
+    _emit(fmt, reports, missing, summary, report)
+    if summary["errors"]:
+        raise typer.Exit(2)
+    raise typer.Exit(1 if findings else 0)
+
+
+# -- rules ---------------------------------------------------------------------
+@app.command()
+def rules(code: Optional[str] = typer.Argument(None, help="Explain one rule."),
+          fmt: str = typer.Option("text", "--format", help="text, json or markdown.")) -> None:
+    """List every rule, or explain one with its before/after example."""
+    from migrate.rule import all_rules
+
+    registry = all_rules()
+    if code:
+        rule = registry.get(code.upper())
+        if rule is None:
+            fail(f"unknown rule {code!r} (see `tf-migrate rules`)")
+        typer.echo(f"{rule.code}{' [*]' if rule.fixable else ''}: {rule.summary}\n")
+        typer.echo(rule.explanation.strip() + "\n")
+        if rule.before:
+            typer.echo("Before:\n" + _indent(rule.before) + "\nAfter:\n" + _indent(rule.after))
+        raise typer.Exit(0)
+    if fmt == "json":
+        typer.echo(json.dumps([{"code": r.code, "summary": r.summary, "fixable": r.fixable,
+                                "lint": r.lint} for r in registry.values()], indent=2))
+    elif fmt == "markdown":
+        typer.echo("| code | fixes | lint | summary |\n|---|---|---|---|")
+        for r in registry.values():
+            typer.echo(f"| {r.code} | {'yes' if r.fixable else ''} | {'yes' if r.lint else ''} "
+                       f"| {r.summary} |")
+    else:
+        for r in registry.values():
+            typer.echo(f"{r.code} {'[*]' if r.fixable else '   '} {r.summary}")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.strip("\n").splitlines())
+
+
+def _needs_tf() -> None:
+    try:
+        import tensorflow  # noqa: F401
+    except ImportError:
+        fail("this command needs TensorFlow: pip install 'tf-migrate[tf]'")
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("tf-migrate: interrupted", err=True)
+        sys.exit(130)

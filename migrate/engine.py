@@ -1,0 +1,326 @@
+"""The codemod engine: one parse, one walk for every rule, one transform.
+
+``transform(source, rules)`` parses a file, resolves TensorFlow aliases while it
+walks the tree once with every selected rule, then applies the edits of all
+unsuppressed findings in a single transform, adds the imports the edits need,
+drops TensorFlow imports the edits left unused, and re-parses the result.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Set, Type
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from migrate.resolver import Resolver, local_names, v1name
+from migrate.rule import Finding, Rule
+
+SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
+
+
+class EngineError(Exception):
+    """A file could not be processed; the message is one line for the user."""
+
+
+@dataclass
+class Outcome:
+    new_source: Optional[str]  # None when nothing changed
+    findings: List[dict]
+    names: Dict[str, str] = field(default_factory=dict)
+
+
+class FileContext:
+    """What a rule sees of the file being processed."""
+
+    def __init__(self, module: cst.Module, path: str = "") -> None:
+        self.module = module
+        self.path = path
+        self.resolver = Resolver()
+        self.stack: List[cst.CSTNode] = []
+        self.findings: List[Finding] = []
+        self.shared: Dict[str, object] = {}  # scratch space rules may share
+
+    # -- names ---------------------------------------------------------------
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        return self.resolver.qualname(node)
+
+    def v1(self, node: cst.BaseExpression) -> Optional[str]:
+        """TF1 spelling of a TensorFlow name (``tf.layers.dense``), else None."""
+        return v1name(self.resolver.qualname(node))
+
+    def tf(self, finding: Finding, name: str) -> cst.BaseExpression:
+        """An expression for ``tensorflow.<name>``, importing tensorflow if needed."""
+        alias = self.resolver.tf_alias()
+        if alias is None:
+            alias = "tf"
+            finding.add_import("import tensorflow as tf")
+        return cst.parse_expression(f"{alias}.{name}" if name else alias)
+
+    # -- tree position ---------------------------------------------------------
+    @property
+    def node(self) -> cst.CSTNode:
+        return self.stack[-1]
+
+    def parent(self, depth: int = 1) -> Optional[cst.CSTNode]:
+        index = len(self.stack) - 1 - depth
+        return self.stack[index] if index >= 0 else None
+
+    def enclosing(self, *types: type) -> Optional[cst.CSTNode]:
+        for node in reversed(self.stack[:-1]):
+            if isinstance(node, types):
+                return node
+        return None
+
+    def ancestors(self, *types: type) -> List[cst.CSTNode]:
+        """Enclosing nodes of the given types, innermost first."""
+        return [n for n in reversed(self.stack[:-1]) if isinstance(n, types)]
+
+    def statement(self) -> Optional[cst.CSTNode]:
+        """The statement (in a block) that contains the current node."""
+        for i in range(len(self.stack) - 1, 0, -1):
+            node, parent = self.stack[i], self.stack[i - 1]
+            if isinstance(node, cst.BaseStatement) and isinstance(
+                    parent, (cst.Module, cst.IndentedBlock)):
+                return node
+        return None
+
+
+class _Walker(cst.CSTVisitor):
+    def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.visits: Dict[str, list] = {}
+        self.leaves: Dict[str, list] = {}
+        for rule in rules:
+            for attr in dir(type(rule)):
+                if attr.startswith("visit_") and attr.count("_") == 1:
+                    self.visits.setdefault(attr[6:], []).append(getattr(rule, attr))
+                elif attr.startswith("leave_") and attr.count("_") == 1:
+                    self.leaves.setdefault(attr[6:], []).append(getattr(rule, attr))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        ctx = self.ctx
+        ctx.stack.append(node)
+        kind = type(node).__name__
+        if kind == "Import":
+            ctx.resolver.add_import(node)
+        elif kind == "ImportFrom":
+            ctx.resolver.add_import_from(node)
+        elif kind == "FunctionDef":
+            ctx.resolver.push_scope(local_names(node))
+        elif kind == "Lambda":
+            ctx.resolver.push_scope(p.name.value for p in node.params.params)
+        for method in self.visits.get(kind, ()):
+            method(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        kind = type(original_node).__name__
+        for method in self.leaves.get(kind, ()):
+            method(original_node)
+        if kind in ("FunctionDef", "Lambda"):
+            self.ctx.resolver.pop_scope()
+        self.ctx.stack.pop()
+
+
+class _Apply(cst.CSTTransformer):
+    def __init__(self, findings: Sequence[Finding]) -> None:
+        super().__init__()
+        self.replace: Dict[int, list] = {}
+        self.insert: Dict[int, list] = {}
+        self.drop: Set[int] = set()
+        for f in findings:
+            for node, new in f.replacements:
+                self.replace.setdefault(id(node), []).append(new)
+            for node, stmts in f.inserts:
+                self.insert.setdefault(id(node), []).extend(stmts)
+            for node in f.removals:
+                self.drop.add(id(node))
+
+    def on_leave(self, original_node, updated_node):
+        key = id(original_node)
+        if key in self.drop:
+            if key in self.insert:
+                return cst.FlattenSentinel(self.insert[key])
+            return cst.RemovalSentinel.REMOVE
+        for new in self.replace.get(key, ()):
+            updated_node = new(updated_node) if callable(new) else new
+        if isinstance(updated_node, cst.IndentedBlock) and not updated_node.body:
+            updated_node = updated_node.with_changes(
+                body=[cst.SimpleStatementLine([cst.Pass()])])
+        if key in self.insert:
+            return cst.FlattenSentinel([*self.insert[key], updated_node])
+        return updated_node
+
+
+class _Uses(cst.CSTVisitor):
+    """Counts loads of root names (``tf`` in ``tf.x.y``), outside imports."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uses: Counter = Counter()
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.uses[node.value] += 1
+
+
+def _uses(module: cst.Module) -> Counter:
+    visitor = _Uses()
+    module.visit(visitor)
+    return visitor.uses
+
+
+class _DropImports(cst.CSTTransformer):
+    def __init__(self, names: Set[str]) -> None:
+        super().__init__()
+        self.names = names
+
+    def _local(self, alias: cst.ImportAlias, is_from: bool) -> str:
+        if alias.asname is not None:
+            return alias.asname.name.value
+        text = cst.Module([]).code_for_node(alias.name)
+        return text if is_from else text.split(".")[0]
+
+    def _filter(self, updated, is_from: bool):
+        if isinstance(updated.names, cst.ImportStar):
+            return updated
+        keep = [a for a in updated.names if self._local(a, is_from) not in self.names]
+        if len(keep) == len(updated.names):
+            return updated
+        if not keep:
+            return cst.RemovalSentinel.REMOVE
+        keep[-1] = keep[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=keep)
+
+    def leave_Import(self, original_node, updated_node):
+        return self._filter(updated_node, False)
+
+    def leave_ImportFrom(self, original_node, updated_node):
+        return self._filter(updated_node, True)
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        if not updated_node.body:
+            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated_node
+
+
+def _has_import(module: cst.Module, statement: str) -> bool:
+    wanted = cst.parse_statement(statement)
+    code = module.code_for_node(wanted).strip()
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine) and module.code_for_node(stmt).strip() == code:
+            return True
+    return False
+
+
+def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
+    todo = [s for s in dict.fromkeys(statements) if not _has_import(module, s)]
+    if not todo:
+        return module
+    # shims must come before tensorflow (it selects the Keras generation)
+    todo.sort(key=lambda s: 0 if s == "import shims" else 1)
+    new = [cst.parse_statement(s) for s in todo]
+    body = list(module.body)
+    index = 0
+    # after the docstring and __future__ imports
+    while index < len(body):
+        stmt = body[index]
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            small = stmt.body[0]
+            if index == 0 and isinstance(small, cst.Expr) and isinstance(
+                    small.value, (cst.SimpleString, cst.ConcatenatedString)):
+                index += 1
+                continue
+            if isinstance(small, cst.ImportFrom) and isinstance(small.module, cst.Name) \
+                    and small.module.value == "__future__":
+                index += 1
+                continue
+        break
+    if index < len(body):  # keep the comments that lead the statement we insert before
+        first = body[index]
+        new[0] = new[0].with_changes(leading_lines=first.leading_lines)
+        body[index] = first.with_changes(leading_lines=())
+    return module.with_changes(body=[*body[:index], *new, *body[index:]])
+
+
+def _suppressed(line_text: str, code: str) -> bool:
+    match = SUPPRESS.search(line_text)
+    if not match:
+        return False
+    if match.group(1) is None:
+        return True
+    return any(code.startswith(c.strip()) for c in match.group(1).split(",") if c.strip())
+
+
+def parse(source: str) -> cst.Module:
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise EngineError(f"not valid Python 3 (line {exc.raw_line}, column {exc.raw_column}): "
+                          f"{exc.message.splitlines()[0]}") from None
+    except RecursionError:
+        raise EngineError("too deeply nested to parse") from None
+
+
+def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
+              path: str = "") -> Outcome:
+    """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
+    module = parse(source)
+    ctx = FileContext(module, path)
+    instances = [rule(ctx) for rule in rules]
+    module.visit(_Walker(ctx, instances))
+    if not ctx.findings:
+        return Outcome(None, [])
+
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lines = source.splitlines()
+    kept: List[Finding] = []
+    records: List[dict] = []
+    for finding in ctx.findings:
+        pos = positions[finding.node].start
+        line_text = lines[pos.line - 1] if 0 < pos.line <= len(lines) else ""
+        if _suppressed(line_text, finding.code):
+            continue
+        kept.append(finding)
+        records.append({"line": pos.line, "column": pos.column + 1, "code": finding.code,
+                        "message": finding.message, "fixable": finding.fixable})
+    records.sort(key=lambda r: (r["line"], r["column"], r["code"]))
+
+    names: Dict[str, str] = {}
+    for finding in kept:
+        names.update(finding.names)
+    fixes = [f for f in kept if f.fixable]
+    if not fix or not fixes:
+        return Outcome(None, records, names if fix else {})
+
+    new_module = module.visit(_Apply(fixes))
+    imports = [s for f in fixes for s in f.imports]
+    new_module = _add_imports(new_module, imports)
+    before, after = _uses(module), _uses(new_module)
+    orphaned = {n for n in ctx.resolver.bindings if before[n] > 0 and after[n] == 0}
+    if orphaned:
+        new_module = new_module.visit(_DropImports(orphaned))
+    new_source = new_module.code
+    try:
+        cst.parse_module(new_source)
+    except cst.ParserSyntaxError as exc:  # never write what we cannot read back
+        raise EngineError(f"internal error: the rewrite did not re-parse ({exc.message}); "
+                          "file left untouched") from None
+    return Outcome(new_source if new_source != source else None, records, names)

@@ -1,0 +1,69 @@
+"""Report formats: text lines, the JSON contract, SARIF 2.1.0."""
+from __future__ import annotations
+
+import json
+from typing import Dict, List, Sequence
+
+from migrate import __version__
+
+
+def finding_rows(reports) -> List[dict]:
+    rows = []
+    for report in reports:
+        for f in report.findings:
+            row = {"path": report.path, "line": f["line"], "column": f["column"],
+                   "code": f["code"], "message": f["message"], "fixable": f["fixable"]}
+            if "cell" in f:
+                row["cell"] = f["cell"]
+            rows.append(row)
+    return rows
+
+
+def error_rows(reports, extra: Sequence = ()) -> List[dict]:
+    rows = [{"path": p, "message": m} for p, m in extra]
+    rows += [{"path": r.path, "message": r.error} for r in reports if r.error]
+    return rows
+
+
+def text_line(row: dict) -> str:
+    where = f"{row['path']}[cell {row['cell']}]" if "cell" in row else row["path"]
+    mark = " [*]" if row["fixable"] else ""
+    return f"{where}:{row['line']}:{row['column']}: {row['code']}{mark} {row['message']}"
+
+
+def as_json(findings: List[dict], errors: List[dict], summary: Dict) -> str:
+    return json.dumps({"findings": findings, "errors": errors, "summary": summary}, indent=2)
+
+
+def as_sarif(findings: List[dict], errors: List[dict]) -> str:
+    from migrate.rule import all_rules
+
+    rules = all_rules()
+    used = sorted({f["code"] for f in findings})
+    results = []
+    for f in findings:
+        results.append({
+            "ruleId": f["code"],
+            "level": "warning",
+            "message": {"text": f["message"]},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": f["path"]},
+                "region": {"startLine": f["line"], "startColumn": f["column"]}}}],
+        })
+    notifications = [{"level": "error", "message": {"text": f"{e['path']}: {e['message']}"}}
+                     for e in errors]
+    run = {
+        "tool": {"driver": {
+            "name": "tf-migrate", "version": __version__,
+            "informationUri": "https://pypi.org/project/tf-migrate/",
+            "rules": [{"id": c, "shortDescription": {"text": rules[c].summary},
+                       "fullDescription": {"text": rules[c].explanation.strip() or rules[c].summary}}
+                      for c in used if c in rules],
+        }},
+        "results": results,
+        "invocations": [{"executionSuccessful": not errors,
+                         "toolExecutionNotifications": notifications}],
+    }
+    return json.dumps({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0", "runs": [run]}, indent=2)

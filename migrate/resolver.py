@@ -1,0 +1,182 @@
+"""A light TensorFlow alias resolver.
+
+libcst's QualifiedNameProvider resolves every name in a file (~3k lines/s);
+we only care about names bound by ``import tensorflow...`` statements, so the
+engine feeds import statements and function scopes to this resolver while it
+walks the tree once, and rules ask it for the dotted name of an expression.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Set
+
+import libcst as cst
+
+TF_ROOTS = ("tensorflow",)
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts: List[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def _is_tf_module(name: str) -> bool:
+    return name == "tensorflow" or name.startswith("tensorflow.")
+
+
+class Resolver:
+    """Maps local names to the TensorFlow module or symbol they are bound to."""
+
+    def __init__(self) -> None:
+        self.aliases: Dict[str, str] = {}  # local name -> qualified name
+        self.bindings: Dict[str, cst.CSTNode] = {}  # local name -> import statement
+        self._shadowed: List[Set[str]] = []
+
+    # -- imports -----------------------------------------------------------
+    def add_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted(alias.name)
+            if not full or not _is_tf_module(full):
+                continue
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+                self.aliases[local] = full
+            else:  # ``import tensorflow.compat.v1`` binds ``tensorflow``
+                local = full.split(".")[0]
+                self.aliases[local] = local
+            self.bindings[local] = node
+
+    def add_import_from(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None:
+            return
+        module = dotted(node.module)
+        if not module or not _is_tf_module(module):
+            return
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            if not name:
+                continue
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self.aliases[local] = f"{module}.{name}"
+            self.bindings[local] = node
+
+    # -- scopes ------------------------------------------------------------
+    def push_scope(self, local_names: Iterable[str]) -> None:
+        self._shadowed.append({n for n in local_names if n in self.aliases})
+
+    def pop_scope(self) -> None:
+        self._shadowed.pop()
+
+    def is_shadowed(self, name: str) -> bool:
+        return any(name in s for s in self._shadowed)
+
+    # -- queries -----------------------------------------------------------
+    def qualname(self, node: cst.BaseExpression) -> Optional[str]:
+        """The full dotted TensorFlow name of ``node`` (``tensorflow.compat.v1.layers.dense``)."""
+        text = dotted(node)
+        if text is None:
+            return None
+        head, _, rest = text.partition(".")
+        target = self.aliases.get(head)
+        if target is None or self.is_shadowed(head):
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    def tf_alias(self) -> Optional[str]:
+        """A local name bound to the ``tensorflow`` package itself, preferring ``tf``."""
+        names = [n for n, q in self.aliases.items() if q == "tensorflow"]
+        if not names:
+            return None
+        return "tf" if "tf" in names else sorted(names)[0]
+
+
+def v1name(qualname: Optional[str]) -> Optional[str]:
+    """Canonical TF1 spelling: ``tensorflow.compat.v1.layers.dense`` -> ``tf.layers.dense``."""
+    if not qualname:
+        return None
+    if qualname.startswith("tensorflow.compat.v1."):
+        return "tf." + qualname[len("tensorflow.compat.v1."):]
+    if qualname == "tensorflow.compat.v1":
+        return "tf"
+    if qualname.startswith("tensorflow.compat.v2"):
+        return None
+    if qualname.startswith("tensorflow."):
+        return "tf." + qualname[len("tensorflow."):]
+    if qualname == "tensorflow":
+        return "tf"
+    return None
+
+
+def local_names(func: cst.FunctionDef) -> Set[str]:
+    """Names a function binds locally (params, assignments, loop/with targets,
+    nested defs, local imports), without looking into nested scopes."""
+    names: Set[str] = set()
+    params = func.params
+    for p in (*params.posonly_params, *params.params, *params.kwonly_params):
+        names.add(p.name.value)
+    for star in (params.star_arg, params.star_kwarg):
+        if isinstance(star, cst.Param):
+            names.add(star.name.value)
+    declared_global: Set[str] = set()
+
+    def targets(t: cst.BaseExpression) -> None:
+        if isinstance(t, cst.Name):
+            names.add(t.value)
+        elif isinstance(t, (cst.Tuple, cst.List)):
+            for el in t.elements:
+                targets(el.value)
+        elif isinstance(t, cst.StarredElement):
+            targets(t.value)
+
+    def scan(body: Iterable[cst.CSTNode]) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            targets(t.target)
+                    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                        targets(small.target)
+                    elif isinstance(small, (cst.Global, cst.Nonlocal)):
+                        declared_global.update(n.name.value for n in small.names)
+            elif isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                names.add(stmt.name.value)
+            elif isinstance(stmt, (cst.For,)):
+                targets(stmt.target)
+                scan(stmt.body.body)
+                if stmt.orelse:
+                    scan(stmt.orelse.body.body)
+            elif isinstance(stmt, cst.With):
+                for item in stmt.items:
+                    if item.asname is not None:
+                        targets(item.asname.name)
+                scan(stmt.body.body)
+            elif isinstance(stmt, (cst.If, cst.While)):
+                scan(stmt.body.body)
+                orelse = stmt.orelse
+                while orelse is not None:
+                    scan(orelse.body.body)
+                    orelse = getattr(orelse, "orelse", None)
+            elif isinstance(stmt, cst.Try):
+                scan(stmt.body.body)
+                for h in stmt.handlers:
+                    if h.name is not None:
+                        targets(h.name.name)
+                    scan(h.body.body)
+                for extra in (stmt.orelse, stmt.finalbody):
+                    if extra is not None:
+                        scan(extra.body.body)
+
+    if isinstance(func.body, cst.IndentedBlock):
+        scan(func.body.body)
+    return names - declared_global

@@ -1,0 +1,108 @@
+"""Rule base class, findings and edits.
+
+A rule is a class in its own file under ``migrate/rules/`` with a stable code.
+It defines ``visit_<Node>``/``leave_<Node>`` methods like a libcst visitor,
+reads the tree through ``self.ctx`` (see ``migrate.engine.FileContext``) and
+records findings with ``self.report(...)``. A finding may carry edits; the
+engine applies every edit of a file in one pass and manages imports.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
+
+import libcst as cst
+
+Replacement = Union[cst.CSTNode, Callable[[cst.CSTNode], cst.CSTNode]]
+
+
+@dataclass
+class Finding:
+    code: str
+    message: str
+    node: cst.CSTNode
+    replacements: List[Tuple[cst.CSTNode, Replacement]] = field(default_factory=list)
+    inserts: List[Tuple[cst.CSTNode, List[cst.BaseStatement]]] = field(default_factory=list)
+    removals: List[cst.CSTNode] = field(default_factory=list)
+    imports: List[str] = field(default_factory=list)  # "import shims", "import tensorflow as tf"
+    names: Dict[str, str] = field(default_factory=dict)  # TF1 prefix -> new object path
+
+    @property
+    def fixable(self) -> bool:
+        return bool(self.replacements or self.inserts or self.removals)
+
+    # -- edits (chainable) ---------------------------------------------------
+    def replace(self, node: cst.CSTNode, new: Replacement) -> "Finding":
+        self.replacements.append((node, new))
+        return self
+
+    def insert_before(self, stmt: cst.CSTNode, stmts: Sequence[cst.BaseStatement]) -> "Finding":
+        self.inserts.append((stmt, list(stmts)))
+        return self
+
+    def remove(self, stmt: cst.CSTNode) -> "Finding":
+        self.removals.append(stmt)
+        return self
+
+    def add_import(self, statement: str) -> "Finding":
+        self.imports.append(statement)
+        return self
+
+
+class Rule:
+    """Base of every rule. Subclasses set the class attributes below."""
+
+    code: str = ""
+    summary: str = ""
+    explanation: str = ""
+    before: str = ""
+    after: str = ""
+    fixable: bool = False
+    #: run by ``tf-migrate lint`` (pitfall checks); all rules run on ``upgrade``
+    lint: bool = False
+
+    def __init__(self, ctx) -> None:
+        self.ctx = ctx
+
+    def report(self, node: cst.CSTNode, message: Optional[str] = None) -> Finding:
+        finding = Finding(self.code, message or self.summary, node)
+        self.ctx.findings.append(finding)
+        return finding
+
+
+_REGISTRY: Optional[Dict[str, Type[Rule]]] = None
+
+
+def all_rules() -> Dict[str, Type[Rule]]:
+    """Every rule class under ``migrate.rules``, by code (discovered, not listed)."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        import migrate.rules as package
+
+        found: Dict[str, Type[Rule]] = {}
+        for info in pkgutil.iter_modules(package.__path__):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for value in vars(module).values():
+                if (isinstance(value, type) and issubclass(value, Rule) and value is not Rule
+                        and value.code and value.__module__ == module.__name__):
+                    if value.code in found:
+                        raise RuntimeError(f"duplicate rule code {value.code}")
+                    found[value.code] = value
+        _REGISTRY = dict(sorted(found.items()))
+    return _REGISTRY
+
+
+def select_rules(select: Sequence[str] = (), ignore: Sequence[str] = (),
+                 lint_only: bool = False) -> List[Type[Rule]]:
+    chosen = []
+    for code, rule in all_rules().items():
+        if lint_only and not rule.lint:
+            continue
+        if select and not any(code.startswith(p) for p in select):
+            continue
+        if any(code.startswith(p) for p in ignore):
+            continue
+        chosen.append(rule)
+    return chosen

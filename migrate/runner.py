@@ -1,0 +1,216 @@
+"""Runs the engine over many files: prefilter, content-hash cache, processes.
+
+Workers get (path, bytes) and return plain dicts; only the parent prints and
+writes.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from migrate import __version__
+from migrate.engine import EngineError, transform
+from migrate.files import migrate_notebook, migrate_python
+from migrate.rule import all_rules
+
+PREFILTER = b"tensorflow"
+
+
+@dataclass
+class FileReport:
+    path: str
+    new: Optional[bytes] = None  # migrated content, None when unchanged
+    findings: List[dict] = field(default_factory=list)
+    names: Dict[str, str] = field(default_factory=dict)
+    error: Optional[str] = None
+    cached: bool = False
+
+
+def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
+    """Migrate one file's bytes. Pure: no I/O, returns plain data."""
+    if PREFILTER not in raw:
+        return {"new": None, "findings": [], "names": {}, "error": None}
+    registry = all_rules()
+    rules = [registry[c] for c in codes]
+
+    def convert(text: str):
+        outcome = transform(text, rules, fix=fix, path=path)
+        return outcome.new_source, outcome
+
+    try:
+        if path.endswith(".ipynb"):
+            new, reports = migrate_notebook(raw, convert)
+            findings, names = [], {}
+            for cell, outcome in reports:
+                for f in outcome.findings:
+                    findings.append(dict(f, cell=cell + 1))
+                names.update(outcome.names)
+        else:
+            new, outcome = migrate_python(raw, convert)
+            findings, names = outcome.findings, outcome.names
+    except EngineError as exc:
+        return {"new": None, "findings": [], "names": {}, "error": str(exc)}
+    except Exception as exc:  # a bug of ours: report, never lose the file
+        return {"new": None, "findings": [], "names": {},
+                "error": f"internal error ({type(exc).__name__}: {exc}); file left untouched"}
+    return {"new": new, "findings": findings, "names": names, "error": None}
+
+
+def _work(item: Tuple[str, bytes, Tuple[str, ...], bool]) -> Tuple[str, dict]:
+    path, raw, codes, fix = item
+    return path, process(path, raw, codes, fix)
+
+
+# -- cache ---------------------------------------------------------------------
+def cache_dir() -> str:
+    explicit = os.environ.get("TF_MIGRATE_CACHE_DIR")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "tf-migrate")
+
+
+_SALT: Optional[str] = None
+
+
+def _salt() -> str:
+    """Changes whenever the tool's code or data changes."""
+    global _SALT
+    if _SALT is None:
+        digest = hashlib.sha256(__version__.encode())
+        root = os.path.dirname(os.path.abspath(__file__))
+        for folder, dirs, names in sorted(os.walk(root)):
+            dirs.sort()
+            for name in sorted(names):
+                if name.endswith((".py", ".json")):
+                    with open(os.path.join(folder, name), "rb") as handle:
+                        digest.update(name.encode())
+                        digest.update(handle.read())
+        _SALT = digest.hexdigest()
+    return _SALT
+
+
+class Cache:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.root = cache_dir()
+
+    def key(self, raw: bytes, path: str, codes: Sequence[str], fix: bool) -> str:
+        digest = hashlib.sha256(_salt().encode())
+        digest.update(f"{os.path.splitext(path)[1]}|{fix}|{','.join(codes)}|".encode())
+        digest.update(raw)
+        return digest.hexdigest()
+
+    def _file(self, key: str) -> str:
+        return os.path.join(self.root, key[:2], key + ".json")
+
+    def get(self, key: str) -> Optional[dict]:
+        if not self.enabled:
+            return None
+        try:
+            with open(self._file(key), "r", encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            return None
+        if data.get("new") is not None:
+            data["new"] = base64.b64decode(data["new"])
+        return data
+
+    def put(self, key: str, result: dict) -> None:
+        if not self.enabled:
+            return
+        data = dict(result)
+        if data.get("new") is not None:
+            data["new"] = base64.b64encode(data["new"]).decode("ascii")
+        path = self._file(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w", encoding="utf-8") as handle:
+                json.dump(data, handle)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a cache that cannot be written is only a slower run
+
+
+# -- driver --------------------------------------------------------------------
+def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
+        use_cache: bool = True, progress: bool = False) -> List[FileReport]:
+    """Process ``files``; reports come back in the order of ``files``."""
+    cache = Cache(use_cache)
+    codes = tuple(codes)
+    reports: Dict[str, FileReport] = {}
+    todo: List[Tuple[str, bytes, Tuple[str, ...], bool]] = []
+    keys: Dict[str, str] = {}
+    for path in files:
+        try:
+            with open(path, "rb") as handle:
+                raw = handle.read()
+        except OSError as exc:
+            reports[path] = FileReport(path, error=f"cannot read: {exc.strerror or exc}")
+            continue
+        key = cache.key(raw, path, codes, fix)
+        hit = cache.get(key)
+        if hit is not None:
+            reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
+                                       hit.get("error"), cached=True)
+            continue
+        keys[path] = key
+        todo.append((path, raw, codes, fix))
+
+    jobs = jobs or os.cpu_count() or 1
+    bar = _Progress(len(todo)) if progress else None
+    if jobs > 1 and len(todo) >= 8:
+        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+        with context.Pool(min(jobs, len(todo))) as pool:
+            results: Iterable = pool.imap_unordered(_work, todo, chunksize=4)
+            for path, result in results:
+                _collect(reports, cache, keys, path, result, bar)
+    else:
+        for item in todo:
+            path, result = _work(item)
+            _collect(reports, cache, keys, path, result, bar)
+    if bar:
+        bar.close()
+    return [reports[p] for p in files]
+
+
+def _collect(reports, cache, keys, path, result, bar) -> None:
+    reports[path] = FileReport(path, result["new"], result["findings"], result["names"],
+                               result["error"])
+    cache.put(keys[path], result)
+    if bar:
+        bar.advance()
+
+
+class _Progress:
+    """A rich progress bar on a terminal, shown only once a run passes a second."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.start = time.monotonic()
+        self.bar = None
+        self.task = None
+        self.done = 0
+
+    def advance(self) -> None:
+        self.done += 1
+        if self.bar is None and time.monotonic() - self.start > 1.0 and self.done < self.total:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("migrating", total=self.total, completed=self.done)
+        elif self.bar is not None:
+            self.bar.update(self.task, completed=self.done)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,54 @@
+"""Run legacy TF1 model code in TF2, eagerly, with tracked variables.
+
+``import shims`` before tensorflow selects legacy Keras (tf_keras) for the
+process, so ``tf.compat.v1.layers`` and ``tf.compat.v1.keras.utils`` exist. If
+tensorflow was imported first with Keras 3 active, everything here still works
+through tf_keras directly, and a warning says what to change.
+
+    import shims
+    layer = shims.legacy_layer(build_fn)          # a Keras layer running build_fn
+    layer(inputs)                                 # variables created once, tracked
+    shims.load_tf1_checkpoint(layer, "tf1/model") # TF1 Saver checkpoint -> layer
+"""
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+
+# read by tensorflow when tf.keras is first touched
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+
+try:
+    import tensorflow as tf
+    import tf_keras
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(f"shims needs TensorFlow and tf-keras ({exc.name} is missing): "
+                      "pip install 'tf-migrate[tf]'") from None
+
+from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy_layer,
+                          track_tf1_style_variables)
+from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
+from shims._random import deterministic_random
+from shims import contrib
+
+__all__ = [
+    "LegacyLayer", "LegacyModule", "LoadReport", "contrib", "deterministic_random",
+    "get_or_create_layer", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
+    "track_tf1_style_variables", "tracked_variables",
+]
+
+
+def keras_is_legacy() -> bool:
+    """True when ``tf.keras`` is tf_keras (Keras 2) in this process."""
+    return getattr(tf.keras, "__name__", "").startswith("tf_keras") or \
+        getattr(tf.keras, "__version__", "3").startswith("2.")
+
+
+if not keras_is_legacy():
+    warnings.warn(
+        "shims: tensorflow was imported before shims, so tf.keras is Keras 3 in this process. "
+        "shims works through tf_keras directly, but tf.keras.layers and tf.compat.v1.layers in your "
+        "code are Keras 3 (tf.compat.v1.layers is unavailable there). Put `import shims` before "
+        "`import tensorflow`, or set TF_USE_LEGACY_KERAS=1 before starting Python.",
+        RuntimeWarning, stacklevel=2)

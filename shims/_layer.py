@@ -1,0 +1,160 @@
+"""legacy_layer / LegacyModule / get_or_create_layer."""
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Callable, Optional
+
+import tensorflow as tf
+import tf_keras
+from tensorflow.python.framework import ops
+from tensorflow.python.ops import variable_scope as vs
+from tf_keras.src.legacy_tf_layers import variable_scope_shim as _shim
+
+track_tf1_style_variables = _shim.track_tf1_style_variables
+_EagerVariableStore = _shim._EagerVariableStore
+
+
+def _snake(name: str) -> str:
+    name = re.sub(r"[^0-9a-zA-Z_]", "_", name)
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().strip("_") or "legacy"
+
+
+def _accepts(fn: Callable, keyword: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+class _Runner:
+    """Runs a TF1-style function under a variable store, TF1 style.
+
+    With ``trace=True`` the function runs inside a ``tf.function`` of its own, so
+    it sees a graph as in TF1: ``tensor.name``, ``.op``, ``.graph`` and static
+    shape logic work, and every trace starts with fresh variable-scope counters,
+    so ``default_name`` scopes and unnamed layers get the same names on every
+    call. Variables are created in the store, under ``tf.init_scope``, once.
+    """
+
+    def __init__(self, owner, fn: Callable, trace: bool) -> None:
+        self.owner = owner
+        self.fn = fn
+        self.trace = trace
+        self.traced = tf.function(self._run, autograph=False) if trace else None
+
+    def _run(self, *args, **kwargs):
+        # A fresh variable-scope store (root scope, zero name counters) per run, as a
+        # new TF1 graph had: FuncGraphs share this collection with the eager context
+        # by reference, so without it `default_name` scopes and unnamed layers would
+        # get new names (bert_1, dense_2) on every trace and call.
+        scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
+        saved = list(scopes)
+        scopes[:] = [vs._VariableScopeStore()]
+        try:
+            with self.owner._tf1_style_var_store.scope():
+                return self.fn(*args, **kwargs)
+        finally:
+            scopes[:] = saved
+
+    def __call__(self, *args, **kwargs):
+        store = self.owner._tf1_style_var_store
+        before = set(store._regularizers)
+        if self.traced is not None:
+            out = self.traced(*args, **kwargs)
+        else:
+            out = self._run(*args, **kwargs)
+        if isinstance(self.owner, tf_keras.layers.Layer):
+            for name, regularizer in store._regularizers.items():
+                if name not in before:
+                    self.owner.add_loss(regularizer)
+        return out
+
+
+class LegacyLayer(tf_keras.layers.Layer):
+    """A Keras layer whose ``call`` runs a TF1-style function.
+
+    Variables created by ``tf.compat.v1.get_variable``, ``tf.compat.v1.layers``
+    and :func:`get_or_create_layer` inside ``fn`` are created once, tracked
+    (``layer.variables``, ``tf.train.Checkpoint``) and reused on later calls;
+    regularization losses land in ``layer.losses``.
+    """
+
+    def __init__(self, fn: Callable, name: Optional[str] = None, trace: bool = True, **kwargs):
+        super().__init__(name=name or _snake(getattr(fn, "__name__", "legacy")), **kwargs)
+        self._tf1_style_var_store = _EagerVariableStore()
+        self._fn = fn
+        self._takes_training = _accepts(fn, "training")
+        self._runner = _Runner(self, fn, trace)
+
+    def call(self, *args, training=None, **kwargs):
+        if training is not None and self._takes_training:
+            kwargs["training"] = training
+        return self._runner(*args, **kwargs)
+
+    def get_config(self):
+        config = super().get_config()
+        config["fn"] = f"{getattr(self._fn, '__module__', '?')}.{getattr(self._fn, '__qualname__', '?')}"
+        return config
+
+
+class LegacyModule(tf.Module):
+    """The ``tf.Module`` flavour of :class:`LegacyLayer` (no Keras needed)."""
+
+    def __init__(self, fn: Callable, name: Optional[str] = None, trace: bool = True):
+        super().__init__(name=name or _snake(getattr(fn, "__name__", "legacy")))
+        self._tf1_style_var_store = _EagerVariableStore()
+        self._fn = fn
+        self._runner = _Runner(self, fn, trace)
+
+    def __call__(self, *args, **kwargs):
+        return self._runner(*args, **kwargs)
+
+    @property
+    def losses(self):
+        """Regularization losses of the variables created so far."""
+        return [r() for r in self._tf1_style_var_store._regularizers.values()]
+
+
+def legacy_layer(fn: Callable, name: Optional[str] = None, trace: bool = True) -> LegacyLayer:
+    """Wrap a TF1 graph-building function as a Keras layer (see :class:`LegacyLayer`)."""
+    return LegacyLayer(fn, name=name, trace=trace)
+
+
+def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
+                        default_name: Optional[str] = None, reuse: bool = False):
+    """Create a Keras layer once per variable scope inside a shim scope.
+
+    ``name`` is the TF1 layer name; the layer is keyed by the current variable
+    scope plus that name, so a function run again (or a scope reused) gets the
+    same layer back. With ``name=None`` the TF1 auto-name is used: the first
+    unnamed ``dense`` in a scope is ``dense``, the next ``dense_1`` (or always
+    ``dense`` when the TF1 call passed ``reuse=True``), exactly as
+    ``tf.layers`` named them, so TF1 checkpoints still line up.
+
+    Outside a shim scope in TF1 graph mode this simply returns ``factory()``.
+    """
+    store = vs._get_default_variable_store()
+    if not isinstance(store, _EagerVariableStore):
+        if not tf.compat.v1.executing_eagerly_outside_functions():
+            return factory()
+        raise ValueError(
+            "shims.get_or_create_layer() was called outside a shim scope: run this code "
+            "through shims.legacy_layer(fn) (or a method decorated with "
+            "shims.track_tf1_style_variables) so the layer is created once and tracked")
+    if name is None:
+        if not default_name:
+            raise ValueError("get_or_create_layer needs a name or a default_name")
+        if reuse:
+            scope = tf.compat.v1.get_variable_scope().name
+            key = f"{scope}/{default_name}" if scope else default_name
+        else:
+            with tf.compat.v1.variable_scope(None, default_name=default_name) as captured:
+                key = captured.name
+    else:
+        scope = tf.compat.v1.get_variable_scope().name
+        key = f"{scope}/{name}" if scope else name
+    return store.get_or_create_layer(key, factory)
+
