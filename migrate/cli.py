@@ -339,11 +339,161 @@ def _indent(text: str) -> str:
     return "\n".join("    " + line for line in text.strip("\n").splitlines())
 
 
-def _needs_tf() -> None:
+# -- ckpt ----------------------------------------------------------------------
+def _ckpt_call(fn):
+    """Run a ckpt action; CkptError and a broken name map become one line and exit 2."""
+    from migrate.ckpt import CkptError
+
     try:
-        import tensorflow  # noqa: F401
-    except ImportError:
-        fail("this command needs TensorFlow: pip install 'tf-migrate[tf]'")
+        return fn()
+    except CkptError as exc:
+        fail(str(exc))
+    except (OSError, ValueError, KeyError) as exc:
+        fail(f"{type(exc).__name__}: {exc}")
+
+
+def _name_map(path: Optional[str]):
+    from migrate.names import NameMap
+
+    if path and not os.path.isfile(path):
+        fail(f"--map {path}: no such file")
+    try:
+        return NameMap.load(path)
+    except (ValueError, KeyError, TypeError) as exc:
+        fail(f"--map {path}: not a name map ({exc})")
+
+
+@ckpt_app.command("ls")
+def ckpt_ls(path: str = typer.Argument(..., help="Checkpoint prefix, directory or .weights.h5."),
+            fmt: str = typer.Option("text", "--format", help="text or json."),
+            everything: bool = typer.Option(False, "--all", help="Include bookkeeping and slots.")) -> None:
+    """List variables: names, shapes, dtypes, sizes."""
+    from migrate.ckpt import open_side
+
+    side = _ckpt_call(lambda: open_side(path, slots=everything, everything=everything))
+    import numpy as np
+
+    rows = []
+    for key, (shape, dtype) in side.variables.items():
+        try:
+            size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        except TypeError:
+            size = 0
+        rows.append({"name": key, "shape": list(shape), "dtype": dtype, "bytes": size})
+    if fmt == "json":
+        typer.echo(json.dumps({"path": path, "kind": side.kind, "variables": rows}, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{path} ({side.kind}, {len(rows)} variables)")
+    for column in ("name", "shape", "dtype", "bytes"):
+        table.add_column(column, justify="right" if column == "bytes" else "left")
+    for r in rows:
+        table.add_row(r["name"], str(tuple(r["shape"])), r["dtype"], f"{r['bytes']:,}")
+    Console(width=200 if not sys.stdout.isatty() else None).print(table)
+
+
+@ckpt_app.command("compare")
+def ckpt_compare(
+    old: str = typer.Argument(..., help="The reference checkpoint (TF1 names, TF2 object paths or .h5)."),
+    new: str = typer.Argument(..., help="The checkpoint to check against it."),
+    name_map: Optional[str] = typer.Option(None, "--map", help="tf-migrate-names.json or regex rules."),
+    rtol: float = typer.Option(0.0, "--rtol"),
+    atol: float = typer.Option(0.0, "--atol"),
+    slots: bool = typer.Option(False, "--slots", help="Match optimizer slot variables too."),
+    everything: bool = typer.Option(False, "--all", help="Include bookkeeping (save_counter, global_step)."),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+) -> None:
+    """Prove no weight was lost or changed: exit 0 when every variable matches."""
+    from migrate.ckpt import compare, open_side
+
+    mapping = _name_map(name_map)
+    a = _ckpt_call(lambda: open_side(old, slots, everything))
+    b = _ckpt_call(lambda: open_side(new, slots, everything))
+    bar = _ckpt_progress() if sys.stderr.isatty() else None
+    result = _ckpt_call(lambda: compare(a, b, mapping, rtol, atol, progress=bar))
+    if fmt == "json":
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        _print_compare(result)
+    raise typer.Exit(0 if result["ok"] else 1)
+
+
+def _ckpt_progress():
+    import time
+
+    start = time.monotonic()
+    state = {}
+
+    def update(done: int, total: int) -> None:
+        if "bar" not in state and time.monotonic() - start > 1.0 and done < total:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            state["bar"] = Progress(transient=True, console=Console(stderr=True))
+            state["bar"].start()
+            state["task"] = state["bar"].add_task("comparing", total=total)
+        if "bar" in state:
+            state["bar"].update(state["task"], completed=done)
+            if done >= total:
+                state["bar"].stop()
+
+    return update
+
+
+def _print_compare(result: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=200 if not sys.stdout.isatty() else None)
+    table = Table(title=f"{result['old']} -> {result['new']}")
+    for column in ("status", "old", "new", "shape", "max abs", "max rel"):
+        table.add_column(column)
+    for m in result["matched"]:
+        table.add_row(f"ok ({m['how']})", m["old"], m["new"], str(tuple(m["shape"])),
+                      f"{m['max_abs']:.3g}", f"{m['max_rel']:.3g}")
+    for m in result["mismatched"]:
+        detail = (f"{tuple(m['shape'])} vs {tuple(m['new_shape'])} {m['dtype']}/{m['new_dtype']}"
+                  if m["reason"] == "shape/dtype" else str(tuple(m["shape"])))
+        table.add_row(f"MISMATCH ({m['reason']})", m["old"], m["new"], detail,
+                      f"{m.get('max_abs', 0):.3g}", f"{m.get('max_rel', 0):.3g}")
+    for key in result["missing"]:
+        table.add_row("MISSING from new", key, "", "", "", "")
+    for key in result["unexpected"]:
+        table.add_row("UNEXPECTED in new", "", key, "", "", "")
+    console.print(table)
+    console.print(f"{len(result['matched'])} matched, {len(result['mismatched'])} mismatched, "
+                  f"{len(result['missing'])} missing, {len(result['unexpected'])} unexpected: "
+                  + ("OK" if result["ok"] else "DIFFERENT"))
+
+
+@ckpt_app.command("convert")
+def ckpt_convert(
+    old: str = typer.Argument(..., help="The checkpoint to convert."),
+    out: str = typer.Argument(..., help="Output checkpoint prefix."),
+    model: Optional[str] = typer.Option(None, "--model", help="module:factory (or file.py:factory) "
+                                        "returning the built TF2 model."),
+    name_map: Optional[str] = typer.Option(None, "--map"),
+    to: str = typer.Option("tf2", "--to", help="tf2 (default) or tf1 (TF2 -> TF1 names)."),
+) -> None:
+    """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
+    from migrate.ckpt import convert_model, convert_plain, convert_to_tf1, load_factory, open_side
+
+    mapping = _name_map(name_map)
+    if to not in ("tf1", "tf2"):
+        fail("--to must be tf1 or tf2")
+    side = _ckpt_call(lambda: open_side(old))
+    if to == "tf1":
+        if side.kind != "tf2":
+            fail(f"{old} is not a TF2 object-based checkpoint")
+        written = _ckpt_call(lambda: convert_to_tf1(side, out, mapping))
+    elif model:
+        factory = _ckpt_call(lambda: load_factory(model))
+        written = _ckpt_call(lambda: convert_model(side, out, factory, mapping))
+    else:
+        written = _ckpt_call(lambda: convert_plain(side, out))
+    typer.echo(f"wrote {written}")
 
 
 def main() -> None:

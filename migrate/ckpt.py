@@ -1,0 +1,211 @@
+"""Checkpoint reading, comparison and conversion (imports tensorflow lazily).
+
+Each side of a comparison may be a TF1 name-based checkpoint prefix, a TF2
+object-based prefix, a directory with a ``checkpoint`` file, or a Keras
+``.weights.h5`` file. Tensors are read one at a time, never a whole checkpoint.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Tuple
+
+from migrate.names import NameMap, is_bookkeeping, is_slot, match_names
+
+
+class CkptError(Exception):
+    """A checkpoint that is missing, corrupt or truncated (one line for the user)."""
+
+
+def _tf():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow as tf
+    except ImportError:
+        raise CkptError("this command needs TensorFlow: pip install 'tf-migrate[tf]'") from None
+    return tf
+
+
+@dataclass
+class Side:
+    path: str
+    kind: str  # "tf1", "tf2" or "h5"
+    variables: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # key -> (shape, dtype)
+    read: Callable[[str], object] = None
+    skipped: List[str] = field(default_factory=list)
+
+    @property
+    def object_based(self) -> bool:
+        return self.kind in ("tf2", "h5")
+
+
+def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
+    if path.endswith(".h5") or path.endswith(".keras"):
+        return _open_h5(path)
+    tf = _tf()
+    prefix = path
+    if os.path.isdir(path):
+        prefix = tf.train.latest_checkpoint(path)
+        if prefix is None:
+            raise CkptError(f"{path}: a directory without a 'checkpoint' file naming a checkpoint")
+    if not (os.path.exists(prefix + ".index") or os.path.exists(prefix)):
+        raise CkptError(f"{path}: no such checkpoint (expected {prefix}.index)")
+    try:
+        reader = tf.train.load_checkpoint(prefix)
+        shapes = reader.get_variable_to_shape_map()
+        dtypes = reader.get_variable_to_dtype_map()
+    except Exception as exc:  # tf raises several types for damaged files
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CkptError(f"{path}: cannot read checkpoint ({first})") from None
+    kind = "tf2" if "_CHECKPOINTABLE_OBJECT_GRAPH" in shapes else "tf1"
+    side = Side(path, kind)
+    for key in sorted(shapes):
+        if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
+            side.skipped.append(key)
+            continue
+        side.variables[key] = (tuple(shapes[key]), dtypes[key].name)
+
+    def read(key: str):
+        try:
+            return reader.get_tensor(key)
+        except Exception as exc:
+            raise CkptError(f"{path}: cannot read {key} ({str(exc).splitlines()[0]}); "
+                            "the checkpoint data is truncated or corrupt") from None
+
+    side.read = read
+    return side
+
+
+def _slot(key: str, kind: str) -> bool:
+    if kind == "tf2":
+        return is_slot(key)
+    import re
+
+    return bool(re.search(r"/(Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Adagrad|Ftrl|Ftrl_1)$", key)
+                or re.search(r"(^|/)beta[12]_power$", key))
+
+
+def _open_h5(path: str) -> Side:
+    if not os.path.isfile(path):
+        raise CkptError(f"{path}: no such file")
+    try:
+        import h5py
+    except ImportError:
+        raise CkptError("reading .h5 files needs h5py: pip install 'tf-migrate[tf]'") from None
+    try:
+        handle = h5py.File(path, "r")
+    except Exception as exc:
+        raise CkptError(f"{path}: not a readable HDF5 file ({exc})") from None
+    side = Side(path, "h5")
+
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            side.variables[name] = (tuple(obj.shape), str(obj.dtype))
+
+    handle.visititems(visit)
+    side.read = lambda key: handle[key][()]
+    return side
+
+
+# -- compare -------------------------------------------------------------------------
+def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: float = 0.0,
+            progress: Optional[Callable[[int, int], None]] = None) -> dict:
+    import numpy as np
+
+    pairs, missing, unexpected = match_names(old.variables, new.variables, new.object_based, name_map)
+    matched, mismatched = [], []
+    for index, (okey, nkey, how) in enumerate(pairs):
+        oshape, odtype = old.variables[okey]
+        nshape, ndtype = new.variables[nkey]
+        entry = {"old": okey, "new": nkey, "how": how, "shape": list(oshape), "dtype": odtype}
+        if oshape != nshape or odtype != ndtype:
+            entry.update(reason="shape/dtype", new_shape=list(nshape), new_dtype=ndtype)
+            mismatched.append(entry)
+            continue
+        a, b = np.asarray(old.read(okey)), np.asarray(new.read(nkey))
+        if a.dtype.kind in "fciu" and a.size:
+            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
+            max_abs = float(diff.max())
+            scale = np.abs(a.astype(np.float64))
+            max_rel = float((diff / np.where(scale == 0, 1, scale)).max())
+            same = bool(np.all(diff <= atol + rtol * scale)) if (rtol or atol) else bool(np.array_equal(a, b))
+        else:
+            max_abs = max_rel = 0.0
+            same = bool(np.array_equal(a, b))
+        entry.update(max_abs=max_abs, max_rel=max_rel)
+        del a, b
+        (matched if same else mismatched).append(entry if same else dict(entry, reason="values"))
+        if progress:
+            progress(index + 1, len(pairs))
+    ok = not (mismatched or missing or unexpected)
+    return {"ok": ok, "old": old.path, "new": new.path, "matched": matched,
+            "mismatched": mismatched, "missing": missing, "unexpected": unexpected}
+
+
+# -- convert -------------------------------------------------------------------------
+def convert_plain(old: Side, out: str) -> str:
+    """TF1 -> the guide's plain layout: ``tf.train.Checkpoint(vars={name: variable})``."""
+    tf = _tf()
+    variables = {key: tf.Variable(old.read(key), name=key.replace("/", "_"))
+                 for key in old.variables}
+    return tf.train.Checkpoint(vars=variables).write(out)
+
+
+def convert_model(old: Side, out: str, factory: Callable[[], object], name_map: NameMap) -> str:
+    """TF1 -> the object layout of ``factory()``'s model."""
+    tf = _tf()
+    import shims
+
+    model = factory()
+    if not shims.tracked_variables(model):
+        raise CkptError("the model has no variables yet: build or call it inside the factory")
+    try:
+        shims.load_tf1_checkpoint(model, old.path, name_map=name_map, strict=True)
+    except ValueError as exc:
+        raise CkptError(str(exc)) from None
+    return tf.train.Checkpoint(model=model).write(out)
+
+
+def convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
+    """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1)."""
+    tf = _tf()
+    from migrate.names import canonical, drop_root
+
+    names = {}
+    for key in new.variables:
+        name = name_map.to_old(drop_root(canonical(key, True)))
+        if name in names:
+            raise CkptError(f"two variables map to the TF1 name {name}: {names[name]} and {key}")
+        names[name] = key
+    with tf.Graph().as_default():
+        variables = {n: tf.compat.v1.Variable(new.read(k), name=n.replace("/", "_"))
+                     for n, k in names.items()}
+        saver = tf.compat.v1.train.Saver(var_list=variables)
+        with tf.compat.v1.Session() as session:
+            session.run(tf.compat.v1.global_variables_initializer())
+            return saver.save(session, out, write_meta_graph=False)
+
+
+def load_factory(spec: str) -> Callable[[], object]:
+    """``package.module:function`` or ``path/to/file.py:function``."""
+    import importlib
+    import importlib.util
+    import sys
+
+    target, _, attr = spec.rpartition(":")
+    if not target or not attr:
+        raise CkptError(f"--model {spec!r}: expected module:function or file.py:function")
+    if target.endswith(".py"):
+        if not os.path.isfile(target):
+            raise CkptError(f"--model: no such file {target}")
+        sys.path.insert(0, os.path.dirname(os.path.abspath(target)))
+        module_spec = importlib.util.spec_from_file_location("tf_migrate_model", target)
+        module = importlib.util.module_from_spec(module_spec)
+        module_spec.loader.exec_module(module)
+    else:
+        sys.path.insert(0, os.getcwd())
+        module = importlib.import_module(target)
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise CkptError(f"--model: {target} has no callable {attr}")
+    return factory

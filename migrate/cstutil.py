@@ -1,0 +1,62 @@
+"""Small libcst helpers shared by rules."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+
+def is_chain_part(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
+    """True for ``tf`` and ``tf.x`` inside ``tf.x.y``, and for attribute/keyword names."""
+    if isinstance(parent, cst.Attribute):
+        return parent.value is node or parent.attr is node
+    if isinstance(parent, cst.Arg):
+        return parent.keyword is node
+    return False
+
+
+def string_value(node: Optional[cst.CSTNode]) -> Optional[str]:
+    """The value of a plain string literal, else None."""
+    if isinstance(node, cst.SimpleString):
+        try:
+            value = node.evaluated_value
+        except Exception:
+            return None
+        return value if isinstance(value, str) else None
+    return None
+
+
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def arg(value: cst.BaseExpression, keyword: Optional[str] = None) -> cst.Arg:
+    if keyword is None:
+        return cst.Arg(value)
+    return cst.Arg(value, keyword=cst.Name(keyword),
+                   equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+
+
+def strip_arg(a: cst.Arg) -> cst.Arg:
+    """An argument without its trailing comma/whitespace (for reuse in a new call)."""
+    return a.with_changes(comma=cst.MaybeSentinel.DEFAULT,
+                          whitespace_after_arg=cst.SimpleWhitespace(""))
+
+
+def call(func: cst.BaseExpression, args) -> cst.Call:
+    args = [strip_arg(a) for a in args]
+    with_commas = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                   for a in args[:-1]] + args[-1:]
+    return cst.Call(func=func, args=with_commas)
+
+
+def identifiers(module: cst.Module) -> set:
+    """Every identifier (Name node) in a module: names a new binding must avoid."""
+    found = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            found.add(node.value)
+
+    module.visit(_Names())
+    return found

@@ -1,0 +1,52 @@
+"""TFM101: TF1 symbols renamed or moved in TF2 (tables generated from tf_upgrade_v2)."""
+import libcst as cst
+
+from migrate.cstutil import is_chain_part
+from migrate.rule import Rule
+from migrate.tables import owned_by_rules, upgrade_tables
+
+
+class SymbolRenames(Rule):
+    code = "TFM101"
+    summary = "TF1 symbol renamed or moved in TF2"
+    fixable = True
+    explanation = """
+Symbols that moved in TensorFlow 2 (most TF1-only APIs live under tf.compat.v1 now)
+are renamed with TensorFlow's own tables (renames_v2 / all_renames_v2), resolved through
+your imports, so `tf1.Session`, `from tensorflow import placeholder` and `tf.Session`
+all match and a local variable called `tf` does not. tf.layers.*, tf.contrib.* and TF1
+summaries are left to their own rules (TFM2xx, TFM105, TFM106), which do better than a
+rename into tf.compat.v1.
+"""
+    before = """
+import tensorflow as tf
+with tf.variable_scope("encoder"):
+    w = tf.get_variable("w", [3, 3])
+"""
+    after = """
+import tensorflow as tf
+with tf.compat.v1.variable_scope("encoder"):
+    w = tf.compat.v1.get_variable("w", [3, 3])
+"""
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._check(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._check(node)
+
+    def _check(self, node) -> None:
+        ctx = self.ctx
+        if is_chain_part(node, ctx.parent()) or ctx.enclosing(cst.Import, cst.ImportFrom):
+            return
+        qualname = ctx.qualname(node)
+        if not qualname or qualname.startswith("tensorflow.compat."):
+            return  # compat.v1 code already names the TF1 API explicitly
+        old = ctx.v1(node)
+        if not old or owned_by_rules(old):
+            return
+        new = upgrade_tables()["symbol_renames"].get(old)
+        if not new or new == old:
+            return
+        finding = self.report(node, f"{old} is {new} in TF2")
+        finding.replace(node, ctx.tf(finding, new[len("tf."):]))

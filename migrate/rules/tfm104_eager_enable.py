@@ -1,0 +1,36 @@
+"""TFM104: enable_eager_execution() calls (eager is TF2's default)."""
+import libcst as cst
+
+from migrate.rule import Rule
+
+ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",
+            "tf.enable_v2_behavior"}
+
+
+class EagerEnable(Rule):
+    code = "TFM104"
+    summary = "enable_eager_execution() is not needed: TF2 runs eagerly by default"
+    fixable = True
+    explanation = """
+`tf.enable_eager_execution()`, `tf.contrib.eager.enable_eager_execution()` and
+`tfe.enable_eager_execution()` are removed (TF2 executes eagerly by default; the TF2 API
+has no such function), and so is the import that only served them.
+"""
+    before = """
+import tensorflow as tf
+import tensorflow.contrib.eager as tfe
+tfe.enable_eager_execution()
+"""
+    after = """
+import tensorflow as tf
+"""
+
+    def visit_Expr(self, node: cst.Expr) -> None:
+        if not isinstance(node.value, cst.Call):
+            return
+        name = self.ctx.v1(node.value.func)
+        if name in ENABLERS:
+            statement = self.ctx.parent()
+            target = statement if isinstance(statement, cst.SimpleStatementLine) and \
+                len(statement.body) == 1 else node
+            self.report(node.value, f"{name}() is not needed in TF2 (eager is the default)").remove(target)

@@ -1,0 +1,264 @@
+"""TFM201: functional tf.layers calls -> Keras layer objects created once."""
+import re
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from migrate.cstutil import arg, call, code, identifiers, string_value
+from migrate.rule import Rule
+
+_COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+           "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
+           "trainable", "name", "reuse"]
+_CONV = ["filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", *_COMMON]
+_CONVT = ["filters", "kernel_size", "strides", "padding", "data_format", *_COMMON]
+_SEP = ["filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+        "depth_multiplier", "activation", "use_bias", "depthwise_initializer",
+        "pointwise_initializer", "bias_initializer", "depthwise_regularizer",
+        "pointwise_regularizer", "bias_regularizer", "activity_regularizer",
+        "depthwise_constraint", "pointwise_constraint", "bias_constraint", "trainable", "name",
+        "reuse"]
+_BN = ["axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
+       "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer",
+       "gamma_regularizer", "beta_constraint", "gamma_constraint", "training", "trainable", "name",
+       "reuse", "renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
+       "adjustment"]
+_POOL = ["pool_size", "strides", "padding", "data_format", "name"]
+
+# function -> (Keras class, TF1 parameters after `inputs`, leading positional Keras args)
+LAYERS: Dict[str, Tuple[str, List[str], int]] = {
+    "dense": ("Dense", ["units", *_COMMON], 1),
+    "dropout": ("Dropout", ["rate", "noise_shape", "seed", "training", "name"], 1),
+    "flatten": ("Flatten", ["name", "data_format"], 0),
+    "conv1d": ("Conv1D", _CONV, 2),
+    "conv2d": ("Conv2D", _CONV, 2),
+    "conv3d": ("Conv3D", _CONV, 2),
+    "conv2d_transpose": ("Conv2DTranspose", _CONVT, 2),
+    "conv3d_transpose": ("Conv3DTranspose", _CONVT, 2),
+    "separable_conv1d": ("SeparableConv1D", _SEP, 2),
+    "separable_conv2d": ("SeparableConv2D", _SEP, 2),
+    "batch_normalization": ("BatchNormalization", _BN, 0),
+    **{f"{kind}_pooling{d}d": (f"{kind.title()}Pooling{d}D", _POOL, 1)
+       for kind in ("max", "average") for d in (1, 2, 3)},
+}
+WEIGHTLESS = {"dropout", "flatten", *(f"{k}_pooling{d}d" for k in ("max", "average") for d in (1, 2, 3))}
+CALL_ARGS = {"training"}  # arguments of the layer call, not the constructor
+KERAS3_MISSING = {"renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
+                  "adjustment"}
+KERAS_BASES = {"tf.keras.layers.Layer", "tf.keras.Model", "tf.keras.models.Model", "tf.Module",
+               "tf.keras.layers.Layer", "tf.compat.v1.keras.layers.Layer"}
+
+
+class FunctionalLayers(Rule):
+    code = "TFM201"
+    summary = "functional tf.layers call creates new weights on every eager call"
+    fixable = True
+    explanation = """
+`tf.layers.dense(x, ...)` and the other functional layers relied on TF1's graph and
+variable scopes to reuse weights. In TF2 eager code every call creates fresh weights, so
+the same input gives different outputs and checkpoints drift. tf_upgrade_v2 leaves these
+calls untouched.
+
+Each call becomes a Keras layer object created once and called at the original site.
+Every argument maps to the Keras constructor or to the call (`training` for dropout and
+batch norm, made explicit with TF1's default `training=False`); literal-None defaults are
+dropped; `reuse` is expressed by sharing one object.
+
+- Inside functions and methods the layer is created once per variable scope with
+  `shims.get_or_create_layer(name, factory)`, keyed like TF1 named it (unnamed layers get
+  TF1's `dense`, `dense_1`, ... auto-names), so the function runs under
+  `shims.legacy_layer(fn)` with every variable created once, tracked, and loadable from
+  the TF1 checkpoint. Methods of Keras layers/models get `@shims.track_tf1_style_variables`.
+- At module level (eager scripts) one object is created before its first use and reused
+  by every call with the same name.
+"""
+    before = """
+def encoder(x):
+    with tf.variable_scope("encoder"):
+        h = tf.layers.dense(x, 64, activation=tf.nn.relu, name="hidden")
+        return tf.layers.dropout(h, rate=0.1)
+"""
+    after = """
+def encoder(x):
+    with tf.compat.v1.variable_scope("encoder"):
+        h = shims.get_or_create_layer("hidden", lambda: tf.keras.layers.Dense(64, activation=tf.nn.relu, name="hidden"))(x)
+        return shims.get_or_create_layer(None, lambda: tf.keras.layers.Dropout(rate=0.1), default_name="dropout")(h, training=False)
+"""
+
+    def visit_Call(self, node: cst.Call) -> None:
+        name = self.ctx.v1(node.func)
+        if not name or not name.startswith("tf.layers."):
+            return
+        function = name[len("tf.layers."):]
+        spec = LAYERS.get(function)
+        if spec is None:
+            return
+        self._convert(node, function, spec)
+
+    # -- conversion ----------------------------------------------------------------
+    def _convert(self, node: cst.Call, function: str, spec) -> None:
+        keras_class, params, leading = spec
+        # index of each argument in the call -> its TF1 parameter name
+        roles: List[str] = []
+        position = 0
+        for a in node.args:
+            if a.star:
+                self.report(node, f"tf.layers.{function} called with *args/**kwargs: convert it "
+                                  "by hand (the arguments cannot be mapped statically)")
+                return
+            if a.keyword is not None:
+                role = a.keyword.value
+            elif position == 0:
+                role = "inputs"
+                position += 1
+            else:
+                if position - 1 >= len(params):
+                    self.report(node, f"tf.layers.{function}: too many positional arguments")
+                    return
+                role = params[position - 1]
+                position += 1
+            if role != "inputs" and role not in params:
+                self.report(node, f"tf.layers.{function}: argument {role}= has no Keras "
+                                  f"equivalent; convert this call by hand")
+                return
+            roles.append(role)
+        if "inputs" not in roles:
+            self.report(node, f"tf.layers.{function} without inputs: convert by hand")
+            return
+        values = {role: a.value for role, a in zip(roles, node.args)}
+        notes = []
+        reuse = values.get("reuse")
+        reuse_true = isinstance(reuse, cst.Name) and reuse.value == "True"
+        if reuse is not None and not (isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None")):
+            notes.append("reuse decided at run time: calls with the same name share one layer")
+        if KERAS3_MISSING & set(roles):
+            notes.append("renorm/fused/virtual_batch_size/adjustment exist in tf_keras "
+                         "BatchNormalization only (not Keras 3)")
+        name_node = values.get("name")
+        literal_name = string_value(name_node)
+
+        def build(updated: cst.Call) -> Tuple[cst.BaseExpression, List[cst.Arg], List[cst.Arg]]:
+            """(constructor call, call args) from the updated node's argument values."""
+            current = {role: a.value for role, a in zip(roles, updated.args)}
+            ctor_args: List[cst.Arg] = []
+            for index, param in enumerate(params):
+                if param not in current or param in CALL_ARGS or param in ("reuse",):
+                    continue
+                value = current[param]
+                if isinstance(value, cst.Name) and value.value == "None" and param != "name":
+                    continue  # TF1's None means the Keras default
+                if param == "name" and isinstance(value, cst.Name) and value.value == "None":
+                    continue
+                positional = index < leading and all(p in current for p in params[:index])
+                ctor_args.append(arg(value) if positional else arg(value, param))
+            call_args = [arg(current["inputs"])]
+            if "training" in params:
+                call_args.append(arg(current.get("training", cst.Name("False")), "training"))
+            return ctor_args, call_args
+
+        self._place(node, function, keras_class, build, name_node, literal_name, reuse_true, notes)
+
+    def _place(self, node, function, keras_class, build, name_node, literal_name, reuse_true, notes):
+        ctx = self.ctx
+        func = ctx.enclosing(cst.FunctionDef)
+        if function in WEIGHTLESS:
+            message = f"tf.layers.{function} is gone in TF2; use tf.keras.layers.{keras_class}"
+        else:
+            message = f"tf.layers.{function} creates new weights on every eager call; " \
+                      f"use one tf.keras.layers.{keras_class}"
+        if notes:
+            message += " (" + "; ".join(notes) + ")"
+        finding = self.report(node, message)
+        keras = ctx.tf(finding, f"keras.layers.{keras_class}")
+
+        if func is None:  # module level: one object, created before first use
+            layers = ctx.shared.setdefault("tfm201_module", {})
+            key = literal_name if literal_name is not None else None
+            if key is not None and key in layers:
+                variable = layers[key]
+            else:
+                variable = self._fresh_name(literal_name or f"{function}_layer")
+                if key is not None:
+                    layers[key] = variable
+                ctor_args, _ = build(node)
+                statement = cst.SimpleStatementLine([cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(variable))],
+                    value=call(keras, ctor_args))])
+                finding.insert_before(ctx.stack[1], [statement])
+                scope = self._static_scope()
+                if scope is not None:
+                    finding.names[(scope + "/" if scope else "") + (literal_name or function)] = variable
+
+            def replace_module(updated: cst.Call) -> cst.Call:
+                _, call_args = build(updated)
+                return call(cst.Name(variable), call_args)
+
+            finding.replace(node, replace_module)
+            return
+
+        shim = cst.parse_expression("shims.get_or_create_layer")
+        finding.add_import("import shims")
+        self._decorate_keras_method(finding, func)
+
+        def replace_shim(updated: cst.Call) -> cst.Call:
+            ctor_args, call_args = build(updated)
+            factory = cst.Lambda(params=cst.Parameters(), body=call(keras, ctor_args))
+            if literal_name is not None or (name_node is not None and not (
+                    isinstance(name_node, cst.Name) and name_node.value == "None")):
+                current_name = next(a.value for a in ctor_args if a.keyword and a.keyword.value == "name")
+                get = call(shim, [arg(current_name), arg(factory)])
+            else:
+                extra = [arg(cst.SimpleString(f'"{function}"'), "default_name")]
+                if reuse_true:
+                    extra.append(arg(cst.Name("True"), "reuse"))
+                get = call(shim, [arg(cst.Name("None")), arg(factory), *extra])
+            return call(get, call_args)
+
+        finding.replace(node, replace_shim)
+
+    def _decorate_keras_method(self, finding, func: cst.FunctionDef) -> None:
+        """Methods of Keras layers/models need the shim scope for get_or_create_layer."""
+        classdef = self.ctx.enclosing(cst.ClassDef)
+        if classdef is None or self.ctx.enclosing(cst.FunctionDef) is not func:
+            return
+        if not any(self.ctx.v1(b.value) in KERAS_BASES for b in classdef.bases):
+            return
+        if any("track_tf1_style_variables" in code(d.decorator) for d in func.decorators):
+            return
+        done = self.ctx.shared.setdefault("tfm201_decorated", set())
+        if id(func) in done:
+            return
+        done.add(id(func))
+        decorator = cst.Decorator(cst.parse_expression("shims.track_tf1_style_variables"))
+        finding.replace(func, lambda updated: updated.with_changes(
+            decorators=[*updated.decorators, decorator]))
+
+    def _fresh_name(self, wanted: str) -> str:
+        taken = self.ctx.shared.get("tfm201_names")
+        if taken is None:
+            taken = identifiers(self.ctx.module)
+            self.ctx.shared["tfm201_names"] = taken
+        base = re.sub(r"\W", "_", wanted)
+        if not base or base[0].isdigit():
+            base = "layer_" + base
+        candidate, n = base, 1
+        while candidate in taken:
+            candidate = f"{base}_{n}"
+            n += 1
+        taken.add(candidate)
+        return candidate
+
+    def _static_scope(self) -> Optional[str]:
+        """The variable scope at a module-level call when every enclosing scope is a literal."""
+        parts = []
+        for node in self.ctx.stack:
+            if isinstance(node, cst.With):
+                for item in node.items:
+                    if isinstance(item.item, cst.Call) and (self.ctx.v1(item.item.func) or "").endswith(
+                            "variable_scope"):
+                        first = item.item.args[0].value if item.item.args else None
+                        value = string_value(first)
+                        if value is None:
+                            return None
+                        parts.append(value)
+        return "/".join(parts)
