@@ -196,7 +196,7 @@ def _print_diffs(changed) -> None:
             continue
         lines = difflib.unified_diff(old_text.splitlines(keepends=True),
                                      new_text.splitlines(keepends=True),
-                                     fromfile=f"a/{r.path}", tofile=f"b/{r.path}")
+                                     fromfile=f"a/{r.path.lstrip('/')}", tofile=f"b/{r.path.lstrip('/')}")
         for line in lines:
             sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
 

@@ -15,7 +15,7 @@ from typing import Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrate.resolver import Resolver, local_names, v1name
+from migrate.resolver import Resolver, keras_name, local_names, v1name
 from migrate.rule import Finding, Rule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
@@ -50,6 +50,10 @@ class FileContext:
     def v1(self, node: cst.BaseExpression) -> Optional[str]:
         """TF1 spelling of a TensorFlow name (``tf.layers.dense``), else None."""
         return v1name(self.resolver.qualname(node))
+
+    def keras(self, node: cst.BaseExpression) -> Optional[str]:
+        """``keras.layers.Dense`` for any tf.keras / keras / tf_keras spelling, else None."""
+        return keras_name(self.resolver.qualname(node))
 
     def tf(self, finding: Finding, name: str) -> cst.BaseExpression:
         """An expression for ``tensorflow.<name>``, importing tensorflow if needed."""
@@ -131,28 +135,41 @@ class _Apply(cst.CSTTransformer):
         super().__init__()
         self.replace: Dict[int, list] = {}
         self.insert: Dict[int, list] = {}
+        self.append: Dict[int, list] = {}
         self.drop: Set[int] = set()
         for f in findings:
             for node, new in f.replacements:
                 self.replace.setdefault(id(node), []).append(new)
             for node, stmts in f.inserts:
-                self.insert.setdefault(id(node), []).extend(stmts)
+                self.insert.setdefault(id(node), []).append(stmts)
+            for node, stmts in f.appends:
+                self.append.setdefault(id(node), []).append(stmts)
             for node in f.removals:
                 self.drop.add(id(node))
 
+    @staticmethod
+    def _statements(items) -> list:
+        out = []
+        for item in items:
+            out.extend(item() if callable(item) else item)
+        return out
+
     def on_leave(self, original_node, updated_node):
         key = id(original_node)
+        before = self._statements(self.insert.get(key, ()))
+        after = self._statements(self.append.get(key, ()))
         if key in self.drop:
-            if key in self.insert:
-                return cst.FlattenSentinel(self.insert[key])
+            if before or after:
+                return cst.FlattenSentinel([*before, *after])
             return cst.RemovalSentinel.REMOVE
         for new in self.replace.get(key, ()):
             updated_node = new(updated_node) if callable(new) else new
         if isinstance(updated_node, cst.IndentedBlock) and not updated_node.body:
             updated_node = updated_node.with_changes(
                 body=[cst.SimpleStatementLine([cst.Pass()])])
-        if key in self.insert:
-            return cst.FlattenSentinel([*self.insert[key], updated_node])
+        if before or after:
+            nodes = updated_node.nodes if isinstance(updated_node, cst.FlattenSentinel) else [updated_node]
+            return cst.FlattenSentinel([*before, *nodes, *after])
         return updated_node
 
 

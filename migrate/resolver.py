@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-TF_ROOTS = ("tensorflow",)
+TF_ROOTS = ("tensorflow", "keras", "tf_keras")
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -27,7 +27,8 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
 
 
 def _is_tf_module(name: str) -> bool:
-    return name == "tensorflow" or name.startswith("tensorflow.")
+    """TensorFlow and the Keras packages (Keras names matter to the tracking rules)."""
+    return name.split(".")[0] in TF_ROOTS
 
 
 class Resolver:
@@ -114,6 +115,17 @@ def v1name(qualname: Optional[str]) -> Optional[str]:
         return "tf." + qualname[len("tensorflow."):]
     if qualname == "tensorflow":
         return "tf"
+    return None
+
+
+def keras_name(qualname: Optional[str]) -> Optional[str]:
+    """``keras.layers.Dense`` for tf.keras / keras / tf_keras spellings of a Keras name."""
+    if not qualname:
+        return None
+    for prefix in ("tensorflow.compat.v1.keras.", "tensorflow.compat.v2.keras.",
+                   "tensorflow.keras.", "tf_keras.", "keras."):
+        if qualname.startswith(prefix):
+            return "keras." + qualname[len(prefix):]
     return None
 
 

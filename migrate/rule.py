@@ -24,22 +24,30 @@ class Finding:
     message: str
     node: cst.CSTNode
     replacements: List[Tuple[cst.CSTNode, Replacement]] = field(default_factory=list)
-    inserts: List[Tuple[cst.CSTNode, List[cst.BaseStatement]]] = field(default_factory=list)
+    # statements (or a callable returning them, run when the anchor is rewritten)
+    inserts: List[Tuple[cst.CSTNode, object]] = field(default_factory=list)
+    appends: List[Tuple[cst.CSTNode, object]] = field(default_factory=list)
     removals: List[cst.CSTNode] = field(default_factory=list)
     imports: List[str] = field(default_factory=list)  # "import shims", "import tensorflow as tf"
     names: Dict[str, str] = field(default_factory=dict)  # TF1 prefix -> new object path
 
     @property
     def fixable(self) -> bool:
-        return bool(self.replacements or self.inserts or self.removals)
+        return bool(self.replacements or self.inserts or self.appends or self.removals)
 
     # -- edits (chainable) ---------------------------------------------------
     def replace(self, node: cst.CSTNode, new: Replacement) -> "Finding":
         self.replacements.append((node, new))
         return self
 
-    def insert_before(self, stmt: cst.CSTNode, stmts: Sequence[cst.BaseStatement]) -> "Finding":
-        self.inserts.append((stmt, list(stmts)))
+    def insert_before(self, stmt: cst.CSTNode, stmts) -> "Finding":
+        """Statements to put before ``stmt``: a list, or a callable returning one that
+        runs after ``stmt``'s own children were rewritten (so it sees their fixes)."""
+        self.inserts.append((stmt, stmts if callable(stmts) else list(stmts)))
+        return self
+
+    def insert_after(self, stmt: cst.CSTNode, stmts) -> "Finding":
+        self.appends.append((stmt, stmts if callable(stmts) else list(stmts)))
         return self
 
     def remove(self, stmt: cst.CSTNode) -> "Finding":

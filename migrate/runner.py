@@ -20,7 +20,7 @@ from migrate.engine import EngineError, transform
 from migrate.files import migrate_notebook, migrate_python
 from migrate.rule import all_rules
 
-PREFILTER = b"tensorflow"
+PREFILTER = (b"tensorflow", b"keras")  # files mentioning neither are never parsed
 
 
 @dataclass
@@ -35,7 +35,7 @@ class FileReport:
 
 def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
     """Migrate one file's bytes. Pure: no I/O, returns plain data."""
-    if PREFILTER not in raw:
+    if not any(word in raw for word in PREFILTER):
         return {"new": None, "findings": [], "names": {}, "error": None}
     registry = all_rules()
     rules = [registry[c] for c in codes]
@@ -205,7 +205,9 @@ class _Progress:
         if self.bar is None and time.monotonic() - self.start > 1.0 and self.done < self.total:
             from rich.progress import Progress
 
-            self.bar = Progress(transient=True)
+            from rich.console import Console
+
+            self.bar = Progress(transient=True, console=Console(stderr=True))
             self.bar.start()
             self.task = self.bar.add_task("migrating", total=self.total, completed=self.done)
         elif self.bar is not None:
