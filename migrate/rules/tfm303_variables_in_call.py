@@ -64,6 +64,7 @@ class VariablesInCall(Rule):
     code = "TFM303"
     summary = "variable created in call(): a new weight on every call, and an error under tf.function"
     fixable = True
+    lint = True
     explanation = """
 A `tf.Variable` created in `call()` gives a new random weight on every eager call, is never
 trained, and under tf.function or `fit` fails with "tf.function only supports singleton

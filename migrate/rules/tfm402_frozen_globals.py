@@ -1,0 +1,55 @@
+"""TFM402: globals read in a tf.function are frozen at trace time."""
+import libcst as cst
+
+from migrate.resolver import local_names
+from migrate.rule import Rule
+from migrate.traced import module_facts, traced_function, where
+
+
+class FrozenGlobals(Rule):
+    code = "TFM402"
+    summary = "a Python global read in traced code is frozen into the trace"
+    lint = True
+    explanation = """
+A tf.function captures the value a Python global (or closure variable) has when it is
+traced; reassigning the global later does not change what the function computes until
+something forces a retrace. Reported for module globals that are reassigned somewhere
+(a `global` assignment in a function, or more than one binding at module level). Pass
+the value as an argument, or keep it in a tf.Variable and `assign` to it.
+"""
+    before = """
+foo = 1
+
+@tf.function
+def add():
+    return 1 + foo   # still 1 after foo = 2
+"""
+    after = """
+foo = tf.Variable(1)
+
+@tf.function
+def add():
+    return 1 + foo   # reads the variable on every call; update it with foo.assign(2)
+"""
+
+    def visit_Name(self, node: cst.Name) -> None:
+        func = traced_function(self.ctx)
+        if func is None:
+            return
+        parent = self.ctx.parent()
+        if (isinstance(parent, cst.Attribute) and parent.attr is node) or (
+                isinstance(parent, cst.Arg) and parent.keyword is node):
+            return  # an attribute or keyword name, not a read of the global
+        if isinstance(parent, (cst.AssignTarget, cst.Param, cst.FunctionDef, cst.ClassDef,
+                               cst.NameItem, cst.ImportAlias, cst.AsName)):
+            return
+        facts = module_facts(self.ctx)
+        if node.value not in facts.reassigned:
+            return
+        for f in self.ctx.ancestors(cst.FunctionDef):
+            if node.value in local_names(f):
+                return
+            if f is func:
+                break
+        self.report(node, f"global {node.value} is frozen into {where(self.ctx, func)} when it "
+                          "is traced; later reassignments are ignored (pass it in, or use a tf.Variable)")

@@ -1,0 +1,126 @@
+"""What the lint rules need to know: is this code traced (tf.function body or a
+Keras ``call``), and module facts (which functions are tf.functions, which
+globals are reassigned) gathered in one light pre-scan per file.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Set
+
+import libcst as cst
+
+from migrate.keras_weights import is_keras_class
+
+FUNCTION_NAMES = {"tensorflow.function", "tensorflow.compat.v1.function",
+                  "tensorflow.compat.v2.function", "tensorflow.contrib.eager.defun",
+                  "tensorflow.compat.v1.contrib.eager.defun"}
+
+
+def tf_function_decorator(ctx, func: cst.FunctionDef) -> Optional[cst.Decorator]:
+    for dec in func.decorators:
+        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if ctx.qualname(expr) in FUNCTION_NAMES:
+            return dec
+    return None
+
+
+def has_input_signature(dec: cst.Decorator) -> bool:
+    return isinstance(dec.decorator, cst.Call) and any(
+        a.keyword is not None and a.keyword.value in ("input_signature", "reduce_retracing")
+        for a in dec.decorator.args)
+
+
+def is_keras_call(ctx, func: cst.FunctionDef) -> bool:
+    if func.name.value != "call":
+        return False
+    index = next(i for i, n in enumerate(ctx.stack) if n is func)
+    return index >= 2 and isinstance(ctx.stack[index - 2], cst.ClassDef) and \
+        is_keras_class(ctx, ctx.stack[index - 2])
+
+
+def traced_function(ctx) -> Optional[cst.FunctionDef]:
+    """The innermost enclosing function whose body is traced, else None.
+
+    A function nested in a traced one is traced too (it runs while tracing).
+    """
+    outermost = None
+    for func in ctx.ancestors(cst.FunctionDef):
+        if tf_function_decorator(ctx, func) is not None or is_keras_call(ctx, func):
+            outermost = func
+    return outermost
+
+
+def where(ctx, func: cst.FunctionDef) -> str:
+    if tf_function_decorator(ctx, func) is not None:
+        return f"tf.function {func.name.value}()"
+    return "Keras call() (traced by fit/predict)"
+
+
+@dataclass
+class ModuleFacts:
+    tf_functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # name -> def
+    reassigned: Set[str] = field(default_factory=set)  # module globals assigned after their first binding
+    python_lists: Set[str] = field(default_factory=set)  # module names bound to list/tuple literals
+
+
+def module_facts(ctx) -> ModuleFacts:
+    facts = ctx.shared.get("module_facts")
+    if facts is not None:
+        return facts
+    facts = ModuleFacts()
+    counts: Dict[str, int] = {}
+
+    def count(target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            counts[target.value] = counts.get(target.value, 0) + 1
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                count(el.value)
+
+    for stmt in ctx.module.body:
+        if isinstance(stmt, cst.FunctionDef) and tf_function_decorator(ctx, stmt) is not None:
+            facts.tf_functions[stmt.name.value] = stmt
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        count(t.target)
+                        if isinstance(t.target, cst.Name) and isinstance(small.value, (cst.List, cst.Tuple)):
+                            facts.python_lists.add(t.target.value)
+                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                    count(small.target)
+                    if isinstance(small, cst.AugAssign):
+                        count(small.target)
+        elif isinstance(stmt, (cst.For,)):
+            count(stmt.target)
+            count(stmt.target)
+
+    class _Globals(cst.CSTVisitor):
+        """Names declared ``global`` and assigned inside some function."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.stack = []
+
+        def visit_FunctionDef(self, node) -> None:
+            self.stack.append(set())
+
+        def leave_FunctionDef(self, node) -> None:
+            self.stack.pop()
+
+        def visit_Global(self, node: cst.Global) -> None:
+            if self.stack:
+                self.stack[-1].update(n.name.value for n in node.names)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            if self.stack and isinstance(node.target, cst.Name) and node.target.value in self.stack[-1]:
+                facts.reassigned.add(node.target.value)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            if self.stack and isinstance(node.target, cst.Name) and node.target.value in self.stack[-1]:
+                facts.reassigned.add(node.target.value)
+
+    ctx.module.visit(_Globals())
+    facts.reassigned.update(n for n, c in counts.items() if c > 1)
+    ctx.shared["module_facts"] = facts
+    return facts
