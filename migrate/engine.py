@@ -92,9 +92,32 @@ class FileContext:
         return None
 
 
-class _Walker(cst.CSTVisitor):
+_SKIP_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+                "header", "footer", "trailing_whitespace", "equal", "colon", "dot", "operator",
+                "star", "newline", "indent", "asynchronous", "default_indent", "default_newline",
+                "encoding", "has_trailing_newline", "lbracket", "rbracket", "lbrace", "rbrace",
+                "between", "prefix", "quote", "value_whitespace"}
+_FIELDS: Dict[type, tuple] = {}
+
+
+def _child_fields(kind: type) -> tuple:
+    """The fields of a node class that can hold expressions or statements, in source order."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        import dataclasses
+
+        names = tuple(f.name for f in dataclasses.fields(kind)
+                      if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
+        if "decorators" in names:  # decorators come first in the source
+            names = ("decorators", *(n for n in names if n != "decorators"))
+        _FIELDS[kind] = names
+    return names
+
+
+class _Walker:
+    """A read-only walk in source order (libcst's visit() rebuilds every node)."""
+
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
-        super().__init__()
         self.ctx = ctx
         self.visits: Dict[str, list] = {}
         self.leaves: Dict[str, list] = {}
@@ -105,7 +128,7 @@ class _Walker(cst.CSTVisitor):
                 elif attr.startswith("leave_") and attr.count("_") == 1:
                     self.leaves.setdefault(attr[6:], []).append(getattr(rule, attr))
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
+    def walk(self, node: cst.CSTNode) -> None:
         ctx = self.ctx
         ctx.stack.append(node)
         kind = type(node).__name__
@@ -119,15 +142,19 @@ class _Walker(cst.CSTVisitor):
             ctx.resolver.push_scope(p.name.value for p in node.params.params)
         for method in self.visits.get(kind, ()):
             method(node)
-        return True
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        kind = type(original_node).__name__
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                self.walk(value)
+            elif isinstance(value, (tuple, list)):
+                for item in value:
+                    if isinstance(item, cst.CSTNode):
+                        self.walk(item)
         for method in self.leaves.get(kind, ()):
-            method(original_node)
+            method(node)
         if kind in ("FunctionDef", "Lambda"):
-            self.ctx.resolver.pop_scope()
-        self.ctx.stack.pop()
+            ctx.resolver.pop_scope()
+        ctx.stack.pop()
 
 
 class _Apply(cst.CSTTransformer):
@@ -299,10 +326,16 @@ def parse(source: str) -> cst.Module:
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
               path: str = "") -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
+    rules = [rule for rule in rules if rule.applies(source)]
+    if not rules:
+        return Outcome(None, [])
     module = parse(source)
     ctx = FileContext(module, path)
     instances = [rule(ctx) for rule in rules]
-    module.visit(_Walker(ctx, instances))
+    try:
+        _Walker(ctx, instances).walk(module)
+    except RecursionError:
+        raise EngineError("too deeply nested to analyse") from None
     if not ctx.findings:
         return Outcome(None, [])
 

@@ -21,6 +21,11 @@ VARIABLE_PARAMS = ["initial_value", "trainable", "validate_shape", "caching_devi
 CARRIED = {"initial_value", "trainable", "name", "dtype", "constraint"}
 
 
+def is_keras_base(name) -> bool:
+    """Keras Layer/Model/Sequential under any import path (keras.src.layers.layer.Layer too)."""
+    return bool(name) and (name in KERAS_BASES or name.rsplit(".", 1)[-1] in ("Layer", "Model", "Sequential"))
+
+
 def keras_classes(ctx, module: cst.Module) -> set:
     """Names of classes in this module that are Keras layers/models (transitively)."""
     cached = ctx.shared.get("keras_classes")
@@ -36,7 +41,7 @@ def keras_classes(ctx, module: cst.Module) -> set:
                 continue
             for base in c.bases:
                 name = ctx.keras(base.value)
-                if name in KERAS_BASES or (isinstance(base.value, cst.Name) and base.value.value in found):
+                if is_keras_base(name) or (isinstance(base.value, cst.Name) and base.value.value in found):
                     found.add(c.name.value)
                     changed = True
                     break
@@ -49,7 +54,7 @@ def is_keras_class(ctx, classdef: Optional[cst.ClassDef]) -> bool:
         return False
     if classdef.name.value in keras_classes(ctx, ctx.module):
         return True
-    return any(ctx.keras(b.value) in KERAS_BASES for b in classdef.bases)
+    return any(is_keras_base(ctx.keras(b.value)) for b in classdef.bases)
 
 
 def is_variable_call(ctx, node: cst.CSTNode) -> bool:

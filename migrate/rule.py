@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
@@ -70,6 +71,13 @@ class Rule:
     fixable: bool = False
     #: run by ``tf-migrate lint`` (pitfall checks); all rules run on ``upgrade``
     lint: bool = False
+    #: a cheap text test: the rule can only fire on sources it matches (None: always).
+    #: A file no selected rule can fire on is never parsed.
+    needle: Optional["re.Pattern"] = None
+
+    @classmethod
+    def applies(cls, text: str) -> bool:
+        return cls.needle is None or cls.needle.search(text) is not None
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx

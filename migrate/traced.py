@@ -43,11 +43,18 @@ def traced_function(ctx) -> Optional[cst.FunctionDef]:
 
     A function nested in a traced one is traced too (it runs while tracing).
     """
-    outermost = None
-    for func in ctx.ancestors(cst.FunctionDef):
-        if tf_function_decorator(ctx, func) is not None or is_keras_call(ctx, func):
-            outermost = func
-    return outermost
+    funcs = ctx.ancestors(cst.FunctionDef)
+    if not funcs:
+        return None
+    cache = ctx.shared.setdefault("traced", {})
+    key = id(funcs[0])
+    if key not in cache:
+        outermost = None
+        for func in funcs:
+            if tf_function_decorator(ctx, func) is not None or is_keras_call(ctx, func):
+                outermost = func
+        cache[key] = outermost
+    return cache[key]
 
 
 def where(ctx, func: cst.FunctionDef) -> str:

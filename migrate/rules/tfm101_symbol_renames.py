@@ -2,12 +2,14 @@
 import libcst as cst
 
 from migrate.cstutil import is_chain_part
+from migrate import needles
 from migrate.rule import Rule
 from migrate.tables import owned_by_rules, upgrade_tables
 
 
 class SymbolRenames(Rule):
     code = "TFM101"
+    needle = needles.TF1_IMPORT
     summary = "TF1 symbol renamed or moved in TF2"
     fixable = True
     explanation = """

@@ -2,12 +2,14 @@
 import libcst as cst
 
 from migrate.cstutil import arg
+from migrate import needles
 from migrate.rule import Rule
 from migrate.tables import upgrade_tables
 
 
 class ArgumentChanges(Rule):
     code = "TFM102"
+    needle = needles.TF1_IMPORT
     summary = "argument order or keyword changed in TF2"
     fixable = True
     explanation = """

@@ -1,12 +1,14 @@
 """TFM103: TF1 calls whose TF2 behaviour changed (tf_upgrade_v2's warnings)."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.tables import owned_by_rules, upgrade_tables
 
 
 class BehaviourChanges(Rule):
     code = "TFM103"
+    needle = needles.TF1_IMPORT
     summary = "call whose behaviour changed in TF2; review by hand"
     explanation = """
 TensorFlow's upgrade tables list calls whose meaning changed in TF2 in ways no rename can

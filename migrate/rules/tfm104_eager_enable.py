@@ -1,6 +1,7 @@
 """TFM104: enable_eager_execution() calls (eager is TF2's default)."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 
 ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",
@@ -9,6 +10,7 @@ ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_executio
 
 class EagerEnable(Rule):
     code = "TFM104"
+    needle = needles.EAGER_ENABLE
     summary = "enable_eager_execution() is not needed: TF2 runs eagerly by default"
     fixable = True
     explanation = """

@@ -2,6 +2,7 @@
 import libcst as cst
 
 from migrate.cstutil import is_chain_part
+from migrate import needles
 from migrate.rule import Rule
 from migrate.tables import upgrade_tables
 
@@ -39,6 +40,7 @@ HINTS = {
 
 class Contrib(Rule):
     code = "TFM105"
+    needle = needles.CONTRIB
     summary = "tf.contrib is gone in TF2"
     fixable = True
     explanation = """

@@ -5,6 +5,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from migrate.cstutil import arg, call, code, identifiers, string_value
+from migrate import needles
 from migrate.rule import Rule
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
@@ -51,6 +52,7 @@ KERAS_BASES = {"tf.keras.layers.Layer", "tf.keras.Model", "tf.keras.models.Model
 
 class FunctionalLayers(Rule):
     code = "TFM201"
+    needle = needles.TF_LAYERS
     summary = "functional tf.layers call creates new weights on every eager call"
     fixable = True
     explanation = """

@@ -5,6 +5,7 @@ import libcst as cst
 
 from migrate.cstutil import code, string_value
 from migrate.keras_weights import fresh_name, is_layer_call, is_variable_call
+from migrate import needles
 from migrate.rule import Rule
 from migrate.rules.tfm302_raw_variables import CALL_METHODS, owner_method, self_name
 
@@ -40,6 +41,7 @@ def tracking_loop(owner: str, attr: str, is_dict: bool) -> cst.BaseStatement:
 
 class Containers(Rule):
     code = "TFM301"
+    needle = needles.KERAS_CLASS
     summary = "variables/layers in a Python list or dict are missing from Keras 3 checkpoints"
     fixable = True
     explanation = """

@@ -3,6 +3,7 @@ import libcst as cst
 
 from migrate.cstutil import string_value
 from migrate.keras_weights import add_weight, is_keras_class, is_variable_call, variable_arguments
+from migrate import needles
 from migrate.rule import Rule
 
 CALL_METHODS = {"call", "__call__"}
@@ -51,6 +52,7 @@ def label_for(ctx, node, values) -> str:
 
 class RawVariables(Rule):
     code = "TFM302"
+    needle = needles.KERAS_CLASS_VARIABLES
     summary = "raw tf.Variable on a Keras layer/model is not in model.variables under Keras 3"
     fixable = True
     explanation = """

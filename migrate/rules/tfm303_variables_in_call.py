@@ -7,6 +7,7 @@ import libcst as cst
 from migrate.cstutil import code
 from migrate.keras_weights import add_weight, is_variable_call, variable_arguments
 from migrate.resolver import local_names
+from migrate import needles
 from migrate.rule import Rule
 from migrate.rules.tfm302_raw_variables import owner_method, self_name
 
@@ -62,6 +63,7 @@ def _guarded(ctx, func) -> bool:
 
 class VariablesInCall(Rule):
     code = "TFM303"
+    needle = needles.KERAS_CLASS_VARIABLES
     summary = "variable created in call(): a new weight on every call, and an error under tf.function"
     fixable = True
     lint = True

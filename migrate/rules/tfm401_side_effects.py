@@ -2,6 +2,7 @@
 import libcst as cst
 
 from migrate.resolver import local_names
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import traced_function, where
 
@@ -11,6 +12,7 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "a
 
 class SideEffects(Rule):
     code = "TFM401"
+    needle = needles.TRACED
     summary = "Python side effect in traced code runs only while tracing"
     lint = True
     explanation = """
@@ -50,14 +52,22 @@ def train(x):
                 root = root.value
             if not isinstance(root, cst.Name):
                 return
-            inner = self.ctx.enclosing(cst.FunctionDef)
-            if root.value in local_names(inner) and not (
-                    root.value == "self" and func.name.value == "call"):
-                return  # a local container built during tracing is fine
+            if root.value == "self" and func.name.value == "call":
+                pass  # mutating the layer itself while tracing call()
+            elif self._local(root.value, func):
+                return  # a container built during tracing (closures included) is fine
             if self.ctx.qualname(root) is not None:
                 return  # a TensorFlow object (tf.TensorArray etc.)
             self.report(node, f"{cst.Module([]).code_for_node(node.func)}() mutates an outside "
                               f"object in {where(self.ctx, func)}: it runs only while tracing")
+
+    def _local(self, name: str, traced) -> bool:
+        for f in self.ctx.ancestors(cst.FunctionDef):
+            if name in local_names(f):
+                return True
+            if f is traced:
+                break
+        return False
 
     def visit_Global(self, node: cst.Global) -> None:
         self._declared(node, "global")

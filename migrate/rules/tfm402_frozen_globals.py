@@ -2,12 +2,14 @@
 import libcst as cst
 
 from migrate.resolver import local_names
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import module_facts, traced_function, where
 
 
 class FrozenGlobals(Rule):
     code = "TFM402"
+    needle = needles.TF_FUNCTION
     summary = "a Python global read in traced code is frozen into the trace"
     lint = True
     explanation = """

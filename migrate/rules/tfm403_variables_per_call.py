@@ -5,12 +5,14 @@ import libcst as cst
 
 from migrate.cstutil import code
 from migrate.keras_weights import is_layer_call, is_variable_call
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import is_keras_call, traced_function, where
 
 
 class VariablesPerCall(Rule):
     code = "TFM403"
+    needle = needles.TF_FUNCTION
     summary = "new variable/layer/optimizer on every call of a tf.function"
     lint = True
     explanation = """

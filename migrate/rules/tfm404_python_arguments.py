@@ -1,6 +1,7 @@
 """TFM404: Python values from a loop passed to a tf.function retrace it every call."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import has_input_signature, module_facts
 
@@ -15,6 +16,7 @@ def _loop_targets(target: cst.BaseExpression) -> set:
 
 class PythonArguments(Rule):
     code = "TFM404"
+    needle = needles.TF_FUNCTION
     summary = "a Python value that changes every call retraces the tf.function"
     lint = True
     explanation = """

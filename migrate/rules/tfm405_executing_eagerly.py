@@ -1,12 +1,14 @@
 """TFM405: tf.executing_eagerly() in traced code is False."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import traced_function, where
 
 
 class ExecutingEagerly(Rule):
     code = "TFM405"
+    needle = needles.TRACED
     summary = "tf.executing_eagerly() is False inside traced code"
     lint = True
     explanation = """

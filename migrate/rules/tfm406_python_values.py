@@ -1,12 +1,14 @@
 """TFM406: .numpy() / float(tensor) in traced code."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import traced_function, where
 
 
 class PythonValues(Rule):
     code = "TFM406"
+    needle = needles.TRACED
     summary = "a tensor turned into a Python value inside traced code"
     lint = True
     explanation = """

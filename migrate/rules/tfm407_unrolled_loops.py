@@ -1,6 +1,7 @@
 """TFM407: Python loops over Python data unroll inside a tf.function."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import module_facts, tf_function_decorator, traced_function
 
@@ -9,6 +10,7 @@ UNROLL_WARN = 20  # range(N) with a literal N at least this large
 
 class UnrolledLoops(Rule):
     code = "TFM407"
+    needle = needles.TF_FUNCTION
     summary = "a Python loop over Python data is unrolled into the graph"
     lint = True
     explanation = """

@@ -3,12 +3,14 @@ from typing import Dict
 
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import module_facts
 
 
 class SharedFunction(Rule):
     code = "TFM408"
+    needle = needles.TF_FUNCTION
     summary = "one tf.function called with different models/optimizers creates variables on a later call"
     lint = True
     explanation = """

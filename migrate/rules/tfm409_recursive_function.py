@@ -1,12 +1,14 @@
 """TFM409: a tf.function that calls itself."""
 import libcst as cst
 
+from migrate import needles
 from migrate.rule import Rule
 from migrate.traced import tf_function_decorator
 
 
 class RecursiveFunction(Rule):
     code = "TFM409"
+    needle = needles.TF_FUNCTION
     summary = "recursive tf.function"
     lint = True
     explanation = """
