@@ -19,12 +19,12 @@ from TensorFlow's own tables (reorders_v2, tf_upgrade_v2 keyword renames). A key
 TF2 removed is dropped only when tf_upgrade_v2 drops it; the finding names it.
 """
     before = """
-loss = tf.reduce_sum(x, 1, True)
 idx = tf.argmax(logits, dimension=1)
+mean = tf.reduce_mean(x, axis=0, keep_dims=True)
 """
     after = """
-loss = tf.reduce_sum(input_tensor=x, axis=1, keepdims=True)
 idx = tf.argmax(logits, axis=1)
+mean = tf.reduce_mean(x, axis=0, keepdims=True)
 """
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -95,10 +95,15 @@ class Net(tf.keras.Model):
                 and isinstance(value.args[0].value, cst.GeneratorExp)):
             element = value.elt if isinstance(value, cst.ListComp) else (
                 value.value if isinstance(value, cst.DictComp) else value.args[0].value.elt)
-            if _trackable(self.ctx, element):
+            if _trackable(self.ctx, element) and not self._tracked(owner, attr):
                 is_dict = isinstance(value, cst.DictComp) or value.func.value == "dict" \
                     if isinstance(value, cst.Call) else isinstance(value, cst.DictComp)
                 self.report(node).insert_after(statement, [tracking_loop(owner, attr, is_dict)])
+
+    def _tracked(self, owner: str, attr: str) -> bool:
+        """The method already sets the container's items as attributes (a previous run)."""
+        _, method = owner_method(self.ctx)
+        return f'setattr({owner}, f"{attr}_' in code(method)
 
     def _literal_sequence(self, node, statement, owner, attr, value) -> None:
         elements = value.elements
@@ -177,7 +182,7 @@ class Net(tf.keras.Model):
         on_stack = {id(n) for n in self.ctx.stack}
         top = next((s for s in method.body.body if id(s) in on_stack), None)
         done = self.ctx.shared.setdefault("tfm301_loops", set())
-        if top is None or (id(method), attr) in done:
+        if top is None or (id(method), attr) in done or self._tracked(owner, attr):
             return
         done.add((id(method), attr))
         # after the last statement of the method that touches the container

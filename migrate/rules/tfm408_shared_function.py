@@ -29,9 +29,13 @@ train_adam = make_train_step(model, adam)
 train_sgd = make_train_step(model, sgd)
 """
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.instances: Dict[str, str] = {}  # module name -> "optimizer"/"model"
-        for stmt in node.body:
+    def _instances(self) -> Dict[str, str]:
+        """Module names bound to optimizer/model instances (imports are resolved by now)."""
+        if hasattr(self, "instances"):
+            return self.instances
+        self.instances: Dict[str, str] = {}
+        self.seen: Dict[tuple, str] = {}
+        for stmt in self.ctx.module.body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.Assign) and isinstance(small.value, cst.Call) and \
@@ -39,7 +43,7 @@ train_sgd = make_train_step(model, sgd)
                         kind = self._kind(small.value)
                         if kind:
                             self.instances[small.targets[0].target.value] = kind
-        self.seen: Dict[tuple, str] = {}
+        return self.instances
 
     def _kind(self, call: cst.Call):
         name = self.ctx.keras(call.func) or ""
@@ -53,12 +57,13 @@ train_sgd = make_train_step(model, sgd)
     def visit_Call(self, node: cst.Call) -> None:
         if not isinstance(node.func, cst.Name) or node.func.value not in module_facts(self.ctx).tf_functions:
             return
+        instances = self._instances()
         for index, a in enumerate(node.args):
             key = (node.func.value, a.keyword.value if a.keyword else index)
-            if isinstance(a.value, cst.Name) and a.value.value in self.instances:
+            if isinstance(a.value, cst.Name) and a.value.value in instances:
                 first = self.seen.setdefault(key, a.value.value)
                 if first != a.value.value:
-                    kind = self.instances[a.value.value]
+                    kind = instances[a.value.value]
                     self.report(node, f"{node.func.value}() was traced with the {kind} {first}; "
                                       f"calling it with {a.value.value} creates variables on a "
                                       "non-first call (use one tf.function per " + kind + ")")

@@ -1,0 +1,54 @@
+"""Fixture pairs: tests/fixtures/<CODE>/<case>.in.py -> <case>.out.py + <case>.findings.
+
+Each case runs its folder's rule alone. ``<case>.out.py`` exists only when the
+rule changes the file; ``<case>.findings`` lists ``LINE:COLUMN CODE`` per finding.
+
+    python tests/fixture_cases.py --update   # rewrite expectations (review the diff!)
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIXTURES = os.path.join(HERE, "fixtures")
+sys.path.insert(0, os.path.dirname(HERE))
+
+from migrate.engine import transform  # noqa: E402
+from migrate.rule import all_rules  # noqa: E402
+
+
+def cases():
+    for code in sorted(os.listdir(FIXTURES)):
+        folder = os.path.join(FIXTURES, code)
+        for name in sorted(os.listdir(folder)):
+            if name.endswith(".in.py"):
+                yield code, name[: -len(".in.py")], folder
+
+
+def run(code, source):
+    return transform(source, [all_rules()[code]])
+
+
+def render_findings(findings):
+    return "".join(f"{f['line']}:{f['column']} {f['code']}\n" for f in findings)
+
+
+def update():
+    for code, case, folder in cases():
+        with open(os.path.join(folder, case + ".in.py"), encoding="utf-8") as handle:
+            source = handle.read()
+        outcome = run(code, source)
+        out_path = os.path.join(folder, case + ".out.py")
+        if outcome.new_source is not None:
+            with open(out_path, "w", encoding="utf-8") as handle:
+                handle.write(outcome.new_source)
+        elif os.path.exists(out_path):
+            os.unlink(out_path)
+        with open(os.path.join(folder, case + ".findings"), "w", encoding="utf-8") as handle:
+            handle.write(render_findings(outcome.findings))
+        print(f"{code}/{case}: {len(outcome.findings)} findings, "
+              f"{'changed' if outcome.new_source else 'unchanged'}")
+
+
+if __name__ == "__main__":
+    if "--update" in sys.argv:
+        update()
