@@ -237,7 +237,7 @@ def _write_outputs(paths, reports, outtree) -> list:
             dst = target_of(r.path, base)
             try:
                 if r.new is not None:
-                    if outtree is None and not os.access(r.path, os.W_OK):
+                    if outtree is None and _read_only(r.path):
                         errors.append((r.path, "file is read-only; not changed"))
                         continue
                     mode = os.stat(r.path).st_mode & 0o7777
@@ -254,6 +254,11 @@ def _write_outputs(paths, reports, outtree) -> list:
     for folder, files in names_by_dir.items():
         _write_names(folder, files)
     return errors
+
+
+def _read_only(path: str) -> bool:
+    """Not writable for us, or marked read-only by its owner (root ignores permissions)."""
+    return not os.access(path, os.W_OK) or not os.stat(path).st_mode & 0o200
 
 
 def _under(path: str, root: str) -> bool:

@@ -1,0 +1,251 @@
+"""The tf-migrate CLI through a real subprocess: modes, formats, exit codes, safety."""
+import json
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nsession = tf.Session()\n"
+LINT_BAD = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
+
+
+def cli(*args, cwd=None, cache=None, env=None):
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
+    environment = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(cache) if cache else os.devnull + "-none")
+    environment.update(env or {})
+    return subprocess.run([*command, *map(str, args)], cwd=cwd, env=environment,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.fixture
+def cache(tmp_path):
+    return tmp_path / "cache"
+
+
+def write(path, text, mode="w", **kw):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, mode, **kw) as handle:
+        handle.write(text)
+    return path
+
+
+def test_version_and_rules():
+    out = cli("--version")
+    assert out.returncode == 0 and out.stdout.startswith("tf-migrate ")
+    listing = cli("rules")
+    assert listing.returncode == 0
+    assert "TFM201 [*]" in listing.stdout and "TFM401" in listing.stdout
+    explained = cli("rules", "TFM201")
+    assert explained.returncode == 0 and "Before:" in explained.stdout and "After:" in explained.stdout
+    assert cli("rules", "TFM999").returncode == 2
+
+
+def test_diff_by_default_changes_nothing(tmp_path, cache):
+    f = write(tmp_path / "model.py", TF1)
+    out = cli("upgrade", f, "--no-cache")
+    assert out.returncode == 0, out.stderr
+    assert "+session = tf.compat.v1.Session()" in out.stdout
+    assert f.read_text() == TF1
+    assert "1 would change" in out.stderr
+
+
+def test_write_in_place_and_check(tmp_path, cache):
+    f = write(tmp_path / "model.py", TF1)
+    assert cli("upgrade", f, "--check", cache=cache).returncode == 1
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode == 0, out.stderr
+    assert "tf.compat.v1.Session()" in f.read_text()
+    assert cli("upgrade", f, "--check", cache=cache).returncode == 0  # idempotent
+
+
+def test_outtree_mirrors_the_tree(tmp_path, cache):
+    src = tmp_path / "src"
+    write(src / "pkg" / "model.py", TF1)
+    write(src / "pkg" / "plain.py", "print('no tensorflow here')\n")
+    write(src / "data" / "config.yaml", "a: 1\n")
+    script = write(src / "run.py", "import tensorflow as tf\n")
+    os.chmod(script, 0o755)
+    out = cli("upgrade", src, "--outtree", tmp_path / "out", cache=cache)
+    assert out.returncode == 0, out.stderr
+    assert "tf.compat.v1.Session()" in (tmp_path / "out" / "pkg" / "model.py").read_text()
+    assert (tmp_path / "out" / "pkg" / "plain.py").read_text() == "print('no tensorflow here')\n"
+    assert (tmp_path / "out" / "data" / "config.yaml").read_text() == "a: 1\n"
+    assert stat.S_IMODE(os.stat(tmp_path / "out" / "run.py").st_mode) == 0o755
+    assert (src / "pkg" / "model.py").read_text() == TF1  # the input is untouched
+
+
+def test_outtree_single_file_and_refusal_inside_input(tmp_path, cache):
+    f = write(tmp_path / "a" / "legacy.py", TF1)
+    assert cli("upgrade", f, "--outtree", tmp_path / "o", "--write", cache=cache).returncode == 0
+    assert (tmp_path / "o" / "legacy.py").exists()
+    refused = cli("upgrade", tmp_path / "a", "--outtree", tmp_path / "a" / "inside", cache=cache)
+    assert refused.returncode == 2 and "inside the input tree" in refused.stderr
+
+
+def test_json_report_contract(tmp_path, cache):
+    f = write(tmp_path / "m.py", TF1 + "y = tf.cond(p, a, b, strict=True)\n")
+    out = cli("upgrade", f, "--format", "json", cache=cache)
+    data = json.loads(out.stdout)
+    assert set(data) == {"findings", "errors", "summary"}
+    first = data["findings"][0]
+    assert {"path", "line", "column", "code", "message", "fixable"} <= set(first)
+    assert any(not x["fixable"] for x in data["findings"])
+    assert out.returncode == 1  # an unfixable finding is left
+
+
+def test_report_file_and_sarif(tmp_path, cache):
+    f = write(tmp_path / "m.py", LINT_BAD)
+    report = tmp_path / "report.json"
+    out = cli("lint", f, "--report", report, cache=cache)
+    assert out.returncode == 1
+    assert "TFM401" in out.stdout  # text on the terminal
+    assert json.loads(report.read_text())["findings"][0]["code"] == "TFM401"
+    sarif = json.loads(cli("lint", f, "--format", "sarif", cache=cache).stdout)
+    assert sarif["version"] == "2.1.0"
+    result = sarif["runs"][0]["results"][0]
+    assert result["ruleId"] == "TFM401"
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 6
+
+
+def test_lint_exit_codes_and_select(tmp_path, cache):
+    clean = write(tmp_path / "clean.py", "import tensorflow as tf\n\nx = tf.constant(1)\n")
+    assert cli("lint", clean, cache=cache).returncode == 0
+    bad = write(tmp_path / "bad.py", LINT_BAD)
+    assert cli("lint", bad, cache=cache).returncode == 1
+    assert cli("lint", bad, "--ignore", "TFM401", cache=cache).returncode == 0
+    assert cli("lint", bad, "--select", "TFM9", cache=cache).returncode == 2  # unknown prefix
+
+
+def test_never_writes_on_lint(tmp_path, cache):
+    f = write(tmp_path / "m.py", TF1)
+    cli("lint", f, cache=cache)
+    assert f.read_text() == TF1
+
+
+def test_pyproject_config_and_inline_suppression(tmp_path, cache):
+    write(tmp_path / "pyproject.toml", '[tool.tf-migrate]\nignore = ["TFM401"]\nexclude = ["skipped"]\n')
+    write(tmp_path / "src" / "a.py", LINT_BAD)
+    write(tmp_path / "skipped" / "b.py", LINT_BAD.replace("print(x)", "x.numpy()"))
+    assert cli("lint", tmp_path / "src", tmp_path / "skipped", cache=cache).returncode == 0
+    write(tmp_path / "pyproject.toml", "[tool.tf-migrate]\n")
+    write(tmp_path / "src" / "a.py", LINT_BAD.replace("print(x)", "print(x)  # tf-migrate: ignore[TFM401]"))
+    assert cli("lint", tmp_path / "src", cache=cache).returncode == 0
+
+
+# -- bad input: a clear one-line error, exit 2, nothing lost --------------------------
+BAD_INPUTS = {
+    "py2.py": (b"import tensorflow as tf\nprint 'hello'\n", "not valid Python 3"),
+    "latin.py": ("import tensorflow as tf\nname = 'caf\u00e9'\n".encode("latin-1"), "cannot decode"),
+    "binary.py": (b"tensorflow\x00\x01\x02\xff", "binary file"),
+    "broken.ipynb": (b'{"cells": [ tensorflow', "not a valid notebook"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_is_reported_and_left_untouched(tmp_path, cache, name):
+    data, reason = BAD_INPUTS[name]
+    f = write(tmp_path / name, data, "wb")
+    before = f.read_bytes()
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode == 2
+    assert reason in out.stderr
+    errors = [line for line in out.stderr.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "Traceback" not in out.stderr
+    assert f.read_bytes() == before
+
+
+def test_missing_path(tmp_path, cache):
+    out = cli("upgrade", tmp_path / "nope.py", cache=cache)
+    assert out.returncode == 2 and "no such file" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_read_only_file_is_not_replaced(tmp_path, cache):
+    f = write(tmp_path / "ro.py", TF1)
+    os.chmod(f, 0o444)
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode == 2 and "read-only" in out.stderr
+    assert f.read_text() == TF1
+
+
+def test_a_bad_file_does_not_stop_the_others(tmp_path, cache):
+    write(tmp_path / "bad.py", "import tensorflow as tf\nprint 'x'\n")
+    good = write(tmp_path / "good.py", TF1)
+    out = cli("upgrade", tmp_path, "--write", cache=cache)
+    assert out.returncode == 2
+    assert "tf.compat.v1.Session()" in good.read_text()
+
+
+def test_encoding_bom_crlf_and_mode_kept(tmp_path, cache):
+    source = "# -*- coding: latin-1 -*-\r\nimport tensorflow as tf\r\nname = 'caf\u00e9'\r\ns = tf.Session()\r\n"
+    f = write(tmp_path / "latin.py", source.encode("latin-1"), "wb")
+    os.chmod(f, 0o750)
+    assert cli("upgrade", f, "--write", cache=cache).returncode == 0
+    data = f.read_bytes()
+    assert b"caf\xe9" in data and b"\r\ns = tf.compat.v1.Session()\r\n" in data
+    assert stat.S_IMODE(os.stat(f).st_mode) == 0o750
+    bom = write(tmp_path / "bom.py", b"\xef\xbb\xbf" + TF1.encode(), "wb")
+    assert cli("upgrade", bom, "--write", cache=cache).returncode == 0
+    assert bom.read_bytes().startswith(b"\xef\xbb\xbfimport tensorflow")
+
+
+def test_notebook_cells_and_magics(tmp_path, cache):
+    notebook = {
+        "cells": [
+            {"cell_type": "markdown", "metadata": {}, "source": ["tf.Session() in prose\n"]},
+            {"cell_type": "code", "metadata": {"keep": 1}, "execution_count": 3,
+             "outputs": [{"output_type": "stream", "name": "stdout", "text": ["hi\n"]}],
+             "source": ["%matplotlib inline\n", "import tensorflow as tf\n", "!pip list\n",
+                        "s = tf.Session()"]},
+            {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+             "source": ["%%bash\n", "echo tf.Session()\n"]},
+        ],
+        "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5,
+    }
+    f = write(tmp_path / "nb.ipynb", json.dumps(notebook, indent=1))
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode == 0, out.stderr
+    result = json.loads(f.read_text())
+    code = result["cells"][1]
+    assert code["source"] == ["%matplotlib inline\n", "import tensorflow as tf\n", "!pip list\n",
+                              "s = tf.compat.v1.Session()"]
+    assert code["outputs"] == notebook["cells"][1]["outputs"] and code["metadata"] == {"keep": 1}
+    assert result["cells"][0] == notebook["cells"][0]
+    assert result["cells"][2]["source"] == notebook["cells"][2]["source"]
+
+
+def test_cache_gives_the_same_answer(tmp_path, cache):
+    f = write(tmp_path / "m.py", TF1 + "y = tf.cond(p, a, b, strict=True)\n")
+    first = cli("upgrade", f, "--format", "json", cache=cache)
+    assert any(cache.rglob("*.json")), "the cache was not filled"
+    second = cli("upgrade", f, "--format", "json", cache=cache)
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+    assert first.returncode == second.returncode == 1
+
+
+def test_parallel_run_matches_serial(tmp_path, cache):
+    for i in range(12):
+        write(tmp_path / f"m{i}.py", TF1)
+    serial = cli("upgrade", tmp_path, "--format", "json", "-j", "1", "--no-cache")
+    parallel = cli("upgrade", tmp_path, "--format", "json", "-j", "2", "--no-cache")
+    assert json.loads(serial.stdout) == json.loads(parallel.stdout)
+
+
+def test_names_file_written_next_to_migrated_script(tmp_path, cache):
+    f = write(tmp_path / "script.py", "import tensorflow as tf\n\nx = tf.ones([2, 3])\n"
+              "with tf.variable_scope('head'):\n    y = tf.layers.dense(x, 2, name='out')\n")
+    assert cli("upgrade", f, "--outtree", tmp_path / "o", cache=cache).returncode == 0
+    names = json.loads((tmp_path / "o" / "tf-migrate-names.json").read_text())
+    assert names["format"] == "tf-migrate-names/1"
+    assert names["files"]["script.py"] == {"head/out": "out"}
+
+
+def test_codemod_never_imports_tensorflow():
+    code = ("import sys, migrate.cli, migrate.engine, migrate.runner\n"
+            "from migrate.rule import all_rules\nall_rules()\n"
+            "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'tf imported'\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
