@@ -501,6 +501,92 @@ def ckpt_convert(
     typer.echo(f"wrote {written}")
 
 
+# -- verify --------------------------------------------------------------------
+@app.command()
+def verify(
+    legacy: str = typer.Argument(..., help="The TF1 code: path.py:function or module:function."),
+    migrated: str = typer.Argument(..., help="The migrated code: a function (run through "
+                                   "shims.legacy_layer) or a zero-argument Keras factory."),
+    inputs: List[str] = typer.Option(..., "--input", help="NAME:SHAPE:DTYPE, e.g. ids:2x7:int32 "
+                                     "(ints may add :LOW:HIGH); once per input, in order."),
+    grads: bool = typer.Option(False, "--grads", help="Also compare gradients of sum(outputs)."),
+    rtol: float = typer.Option(1e-5, "--rtol"),
+    atol: float = typer.Option(1e-5, "--atol"),
+    seed: int = typer.Option(0, "--seed"),
+    kwarg: Optional[List[str]] = typer.Option(None, "--arg", help="NAME=PYTHON_LITERAL passed to both."),
+    fmt: str = typer.Option("text", "--format", help="text or json."),
+    keep: Optional[str] = typer.Option(None, "--workdir", help="Keep checkpoints and arrays here."),
+    prelude: Optional[str] = typer.Option(None, "--prelude", help="Python file run before LEGACY in "
+                                          "the TF1 run only (stand-ins for tf.contrib)."),
+) -> None:
+    """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint."""
+    import ast
+
+    from migrate.verify import VerifyError, parse_input
+    from migrate.verify import verify as run_verify
+
+    _needs_tf()
+    try:
+        specs = [parse_input(text) for text in inputs]
+        kwargs = {}
+        for item in kwarg or ():
+            name, _, value = item.partition("=")
+            try:
+                kwargs[name] = ast.literal_eval(value)
+            except (ValueError, SyntaxError):
+                raise VerifyError(f"--arg {item!r}: the value must be a Python literal") from None
+        report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude)
+    except VerifyError as exc:
+        fail(str(exc))
+    if fmt == "json":
+        typer.echo(json.dumps(report, indent=2))
+    else:
+        _print_verify(report)
+    raise typer.Exit(0 if report["ok"] else 1)
+
+
+def _print_verify(report: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=200 if not sys.stdout.isatty() else None)
+    mark = lambda ok: "ok" if ok else "DIFFERENT"  # noqa: E731
+    v = report["variables"]
+    table = Table(title=f"tf-migrate verify: {report['legacy']} -> {report['migrated']}")
+    for column in ("check", "result", "max abs", "max rel", "detail"):
+        table.add_column(column)
+    detail = f"{v['legacy']} TF1, {v['migrated']} TF2, {v['matched']} loaded"
+    for label in ("missing", "unexpected", "mismatched"):
+        if v[label]:
+            detail += f"; {label}: {', '.join(map(str, v[label][:4]))}"
+    table.add_row("variables", mark(v["ok"]), "", "", detail)
+    for o in report["outputs"]:
+        for mode in ("eager", "traced"):
+            d = o[mode]
+            table.add_row(f"{o['name']} ({mode})", mark(d["ok"]), f"{d['max_abs']:.3g}",
+                          f"{d['max_rel']:.3g}", "tf.function" if mode == "traced" else "")
+    r = report["regularization"]
+    table.add_row("regularization loss", mark(r["ok"]), f"{abs(r['legacy'] - r['migrated']):.3g}", "",
+                  f"{r['legacy']:.6g} vs {r['migrated']:.6g}")
+    for g in report["gradients"]:
+        table.add_row(f"grad {g['name']}", mark(g["ok"]), f"{g.get('max_abs', float('nan')):.3g}",
+                      f"{g.get('max_rel', float('nan')):.3g}", g.get("problem", ""))
+    console.print(table)
+    console.print(f"{'EQUIVALENT' if report['ok'] else 'NOT EQUIVALENT'} within rtol={report['rtol']}, "
+                  f"atol={report['atol']}")
+
+
+def _needs_tf() -> None:
+    try:
+        import importlib.util
+
+        missing = [m for m in ("tensorflow", "tf_keras") if importlib.util.find_spec(m) is None]
+    except (ImportError, ValueError):
+        missing = ["tensorflow"]
+    if missing:
+        fail(f"this command needs {' and '.join(missing)}: pip install 'tf-migrate[tf]'")
+
+
 def main() -> None:
     try:
         app()
