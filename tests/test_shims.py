@@ -1,0 +1,268 @@
+"""shims with real TensorFlow: TF1 graph + Saver -> legacy_layer, strict loading,
+regularization, tf.Module flavour, the Keras-3-first path, contrib math."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tensorflow")
+import shims  # noqa: E402  (before tensorflow: selects tf_keras)
+import tensorflow as tf  # noqa: E402
+
+v1 = tf.compat.v1
+
+
+def regularizer(w):
+    return 0.1 * tf.reduce_sum(w * w)
+
+
+def model(x, training=False):
+    """TF1 style: default_name scope, unnamed layers, get_variable, tensor.name."""
+    with v1.variable_scope(None, default_name="net"):
+        assert x.name  # graph-only attribute: works because legacy_layer traces fn
+        h = v1.layers.dense(x, 4, activation=tf.nn.relu)
+        h = v1.layers.dense(h, 4, kernel_regularizer=regularizer)
+        h = v1.layers.dropout(h, 0.5, training=training)
+        scale = v1.get_variable("scale", [4], initializer=v1.ones_initializer(),
+                                regularizer=regularizer)
+        with v1.variable_scope("head"):
+            return v1.layers.dense(h * scale, 2)
+
+
+def tf1_run(fn, inputs, directory):
+    """Build fn in TF1 graph mode, move variables off init, save; return outputs, reg loss, names."""
+    with tf.Graph().as_default():
+        holder = v1.placeholder(tf.float32, inputs.shape)
+        out = fn(holder)
+        reg = v1.losses.get_regularization_losses()
+        saver = v1.train.Saver()
+        with v1.Session() as session:
+            session.run(v1.global_variables_initializer())
+            for v in v1.global_variables():
+                session.run(v.assign(v + 0.05 * tf.ones_like(v)))
+            value = session.run(out, {holder: inputs})
+            reg_value = session.run(v1.add_n(reg)) if reg else 0.0
+            path = saver.save(session, os.path.join(directory, "model"))
+        names = sorted(v.op.name for v in v1.global_variables())
+    return value, reg_value, names, path
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    inputs = np.random.RandomState(0).standard_normal((3, 5)).astype(np.float32)
+    value, reg, names, path = tf1_run(model, inputs, str(tmp_path_factory.mktemp("tf1")))
+    return inputs, value, reg, names, path
+
+
+def test_tf1_checkpoint_loads_into_legacy_layer(reference):
+    inputs, value, reg, names, path = reference
+    assert "net/dense_1/kernel" in names and "net/head/dense/kernel" in names, names
+    layer = shims.legacy_layer(model)
+    layer(inputs)
+    report = shims.load_tf1_checkpoint(layer, path)
+    assert report.ok and len(report.matched) == len(names) == len(layer.variables)
+    np.testing.assert_allclose(layer(inputs), value, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tf.function(layer)(inputs), value, rtol=1e-6, atol=1e-6)
+    layer(inputs)  # more calls create nothing new
+    assert len(layer.variables) == len(names)
+    np.testing.assert_allclose(float(tf.add_n(layer.losses)), reg, rtol=1e-5)
+
+
+def test_training_is_forwarded(reference):
+    inputs = reference[0]
+    layer = shims.legacy_layer(model)
+    a = layer(inputs, training=False)
+    b = layer(inputs, training=True)  # dropout active: some units are zeroed or scaled
+    assert not np.allclose(a, b)
+
+
+def test_strict_load_names_what_is_missing(reference, tmp_path):
+    inputs, path = reference[0], reference[4]
+
+    def grown(x):
+        out = model(x)
+        with v1.variable_scope("net", reuse=v1.AUTO_REUSE):
+            extra = v1.get_variable("extra", [2], initializer=v1.zeros_initializer())
+        return out + extra
+
+    layer = shims.legacy_layer(grown)
+    layer(inputs)
+    with pytest.raises(ValueError, match="net/extra|extra"):
+        shims.load_tf1_checkpoint(layer, path)
+    report = shims.load_tf1_checkpoint(layer, path, strict=False)
+    assert not report.ok and len(report.missing) == 1 and "extra" in report.missing[0]
+
+
+def test_shape_mismatch_is_reported(tmp_path):
+    def small(x):
+        return v1.layers.dense(x, 3, name="fc")
+
+    def large(x):
+        return v1.layers.dense(x, 4, name="fc")
+
+    inputs = np.ones((2, 5), np.float32)
+    path = tf1_run(small, inputs, str(tmp_path))[3]
+    layer = shims.legacy_layer(large)
+    layer(inputs)
+    with pytest.raises(ValueError, match="mismatch"):
+        shims.load_tf1_checkpoint(layer, path)
+
+
+def test_legacy_module_and_checkpoint_round_trip(reference, tmp_path):
+    inputs, value, _, names, path = reference
+    module = shims.LegacyModule(model)
+    module(inputs)
+    shims.load_tf1_checkpoint(module, path)
+    np.testing.assert_allclose(module(inputs), value, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(float(tf.add_n(module.losses)), reference[2], rtol=1e-5)
+    saved = tf.train.Checkpoint(model=module).save(str(tmp_path / "tf2"))
+    fresh = shims.LegacyModule(model)
+    fresh(inputs)
+    tf.train.Checkpoint(model=fresh).restore(saved).assert_existing_objects_matched()
+    np.testing.assert_allclose(fresh(inputs), value, rtol=1e-6, atol=1e-6)
+
+
+def test_eager_mode_without_tracing(reference):
+    inputs, value, _, _, path = reference
+
+    def eager_safe(x):  # no graph-only attributes
+        with v1.variable_scope("net"):
+            h = v1.layers.dense(x, 4, activation=tf.nn.relu)
+            return v1.layers.dense(h, 4)
+
+    layer = shims.legacy_layer(eager_safe, trace=False)
+    first = layer(inputs)
+    np.testing.assert_allclose(layer(inputs), first)  # same variables on the second call
+    assert len(layer.variables) == 4
+
+
+def test_get_or_create_layer_auto_names_match_tf1(reference):
+    """Migrated code: Keras layers keyed like TF1 named them (dense, dense_1, reuse=True)."""
+    inputs, value, _, names, path = reference
+
+    def migrated(x, training=False):
+        with v1.variable_scope(None, default_name="net"):
+            h = shims.get_or_create_layer(None, lambda: tf.keras.layers.Dense(4, activation=tf.nn.relu),
+                                          default_name="dense")(x)
+            h = shims.get_or_create_layer(None, lambda: tf.keras.layers.Dense(4, kernel_regularizer=regularizer),
+                                          default_name="dense")(h)
+            scale = v1.get_variable("scale", [4], initializer=v1.ones_initializer(), regularizer=regularizer)
+            with v1.variable_scope("head"):
+                return shims.get_or_create_layer(None, lambda: tf.keras.layers.Dense(2),
+                                                 default_name="dense")(h * scale)
+
+    layer = shims.legacy_layer(migrated)
+    layer(inputs)
+    report = shims.load_tf1_checkpoint(layer, path)
+    assert report.ok and len(report.matched) == len(names)
+    np.testing.assert_allclose(layer(inputs), value, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(tf.function(layer)(inputs), value, rtol=1e-6, atol=1e-6)
+
+
+def test_get_or_create_layer_outside_a_shim_scope():
+    with pytest.raises(ValueError, match="legacy_layer"):
+        shims.get_or_create_layer("x", lambda: tf.keras.layers.Dense(1))
+
+
+def test_deterministic_random_modes():
+    assert shims.deterministic_random("num_random_ops") is not None
+    with pytest.raises(ValueError):
+        shims.deterministic_random("bogus")
+
+
+def test_keras3_already_imported_path():
+    code = (
+        "import warnings, numpy as np\n"
+        "import tensorflow as tf\n"
+        "assert not tf.keras.__name__.startswith('tf_keras')\n"  # Keras 3 is active
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import shims\n"
+        "assert any('import shims' in str(w.message) for w in caught), caught\n"
+        "def fn(x):\n"
+        "    w = tf.compat.v1.get_variable('w', [3, 2])\n"
+        "    return tf.matmul(x, w)\n"
+        "layer = shims.legacy_layer(fn)\n"
+        "a = layer(np.ones((1, 3), np.float32)); b = layer(np.ones((1, 3), np.float32))\n"
+        "assert np.allclose(a, b) and len(layer.variables) == 1\n"
+        "print('ok')\n")
+    env = {k: v for k, v in os.environ.items() if k != "TF_USE_LEGACY_KERAS"}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=300)
+    assert out.returncode == 0 and "ok" in out.stdout, out.stderr[-2000:]
+
+
+# -- contrib ------------------------------------------------------------------------
+def graph_vars(fn, shape):
+    with tf.Graph().as_default():
+        fn(v1.placeholder(tf.float32, shape))
+        return sorted((v.op.name, v.shape.as_list()) for v in v1.global_variables())
+
+
+def test_layer_norm_names_and_math():
+    assert graph_vars(lambda x: shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1),
+                      [2, 5]) == [("LayerNorm/beta", [5]), ("LayerNorm/gamma", [5])]
+    x = np.random.RandomState(1).standard_normal((2, 3, 5)).astype(np.float32)
+    layer = shims.legacy_layer(lambda t: shims.contrib.layer_norm(t, begin_norm_axis=-1,
+                                                                  begin_params_axis=-1))
+    got = layer(x).numpy()
+    mean = x.mean(-1, keepdims=True)
+    var = x.var(-1, keepdims=True)
+    np.testing.assert_allclose(got, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)
+    # begin_norm_axis=1 (the contrib default) normalizes over every axis but the batch
+    full = shims.legacy_layer(lambda t: shims.contrib.layer_norm(t))(x).numpy()
+    flat = x.reshape(2, -1)
+    expected = ((flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-12))
+    np.testing.assert_allclose(full, expected.reshape(x.shape), rtol=1e-4, atol=1e-5)
+
+
+def test_fully_connected_names_and_math():
+    assert graph_vars(lambda x: shims.contrib.fully_connected(x, 3), [2, 4]) == \
+        [("fully_connected/biases", [3]), ("fully_connected/weights", [4, 3])]
+    layer = shims.legacy_layer(lambda t: shims.contrib.fully_connected(t, 3, scope="fc"))
+    x = np.random.RandomState(2).standard_normal((2, 4)).astype(np.float32)
+    out = layer(x).numpy()
+    weights = [v for v in layer.variables if "weights" in v.name][0].numpy()
+    biases = [v for v in layer.variables if "biases" in v.name][0].numpy()
+    np.testing.assert_allclose(out, np.maximum(x @ weights + biases, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_flatten_and_l2_regularizer():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert shims.contrib.flatten(x).shape == (2, 12)
+    w = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert float(shims.contrib.l2_regularizer(0.5)(w)) == pytest.approx(0.5 * 30 / 2)
+    assert shims.contrib.l2_regularizer(0.0)(w) is None
+    with pytest.raises(ValueError):
+        shims.contrib.l2_regularizer(-1.0)
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_initializer_statistics(uniform):
+    shape = [400, 300]
+    fan_in, fan_out = 400.0, 300.0
+    xavier = shims.contrib.xavier_initializer(uniform=uniform, seed=3)(shape).numpy()
+    # Glorot: variance 2 / (fan_in + fan_out), whichever distribution
+    assert xavier.std() == pytest.approx(np.sqrt(2.0 / (fan_in + fan_out)), rel=0.03)
+    if uniform:
+        assert np.abs(xavier).max() <= np.sqrt(6.0 / (fan_in + fan_out))
+    he = shims.contrib.variance_scaling_initializer(factor=2.0, mode="FAN_IN", uniform=uniform,
+                                                    seed=4)(shape).numpy()
+    # contrib's 1.3 factor compensates the truncation: variance ~= factor / fan_in
+    assert he.std() == pytest.approx(np.sqrt(2.0 / fan_in), rel=0.03)
+
+
+def test_hparams():
+    hp = shims.contrib.HParams(learning_rate=0.1, layers=[64, 32], name="bert", use_tpu=False)
+    hp.parse("learning_rate=0.5,layers=[8,4],use_tpu=true,name=small")
+    assert hp.values() == {"learning_rate": 0.5, "layers": [8, 4], "name": "small", "use_tpu": True}
+    hp.override_from_dict({"learning_rate": 1})
+    assert hp.learning_rate == 1.0 and isinstance(hp.learning_rate, float)
+    with pytest.raises(ValueError):
+        hp.parse("nope=1")
+    copy = shims.contrib.HParams(learning_rate=0.0, layers=[1], name="", use_tpu=True)
+    assert copy.parse_json(hp.to_json()).values() == hp.values()
+    assert shims.contrib.training.HParams is shims.contrib.HParams
