@@ -148,7 +148,7 @@ def convert_plain(old: Side, out: str) -> str:
     tf = _tf()
     variables = {key: tf.Variable(old.read(key), name=key.replace("/", "_"))
                  for key in old.variables}
-    return tf.train.Checkpoint(vars=variables).write(out)
+    return _write(tf.train.Checkpoint(vars=variables), out)
 
 
 def convert_model(old: Side, out: str, factory: Callable[[], object], name_map: NameMap) -> str:
@@ -163,17 +163,23 @@ def convert_model(old: Side, out: str, factory: Callable[[], object], name_map: 
         shims.load_tf1_checkpoint(model, old.path, name_map=name_map, strict=True)
     except ValueError as exc:
         raise CkptError(str(exc)) from None
-    return tf.train.Checkpoint(model=model).write(out)
+    return _write(tf.train.Checkpoint(model=model), out)
+
+
+def _write(checkpoint, out: str) -> str:
+    """Write with a save counter, so a plain ``Checkpoint(...).restore()`` matches every object."""
+    checkpoint.save_counter.assign_add(1)
+    return checkpoint.write(out)
 
 
 def convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
     """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1)."""
     tf = _tf()
-    from migrate.names import canonical, drop_root
+    from migrate.names import tf1_name
 
     names = {}
     for key in new.variables:
-        name = name_map.to_old(drop_root(canonical(key, True)))
+        name = name_map.to_old(tf1_name(key))
         if name in names:
             raise CkptError(f"two variables map to the TF1 name {name}: {names[name]} and {key}")
         names[name] = key

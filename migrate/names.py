@@ -87,6 +87,15 @@ def drop_root(name: str) -> str:
     return name.split("/", 1)[1] if "/" in name else name
 
 
+def tf1_name(key: str) -> str:
+    """The TF1 name a TF2 checkpoint key most likely stood for: the shim store's own
+    name when there is one, else the object path below the checkpoint's root."""
+    path = object_path(re.sub(r":\d+$", "", key))
+    if any(marker in path for marker in STORE_MARKERS):
+        return canonical(key, True)
+    return _public(drop_root(path))
+
+
 # -- name maps -------------------------------------------------------------------
 def merge(existing: Optional[dict], files: Dict[str, Dict[str, str]]) -> dict:
     data = existing if isinstance(existing, dict) and existing.get("format") == FORMAT else {}
@@ -150,8 +159,10 @@ def match_names(old: Dict[str, tuple], new: Dict[str, tuple], object_based: bool
     for key in new:
         full = name_map.to_old(canonical(key, object_based))
         forms = [full]
-        if object_based and "/" in full:
-            forms.append(name_map.to_old(drop_root(canonical(key, object_based))))
+        if object_based:
+            below_root = name_map.to_old(tf1_name(key))
+            if below_root != full:
+                forms.append(below_root)
         candidates[key] = forms
 
     pairs: List[Tuple[str, str, str]] = []
