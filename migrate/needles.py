@@ -10,3 +10,4 @@ KERAS_CLASS_VARIABLES = re.compile(r"(?s)\b(Layer|Model|Sequential)\b.*\bVariabl
 KERAS_CLASS = re.compile(r"\b(Layer|Model|Sequential)\b")
 TF_FUNCTION = re.compile(r"\.function\b|@function\b|\bdefun\b")
 TRACED = re.compile(r"\.function\b|@function\b|\bdefun\b|def call\b")
+SUMMARY = re.compile(r"\bsummary\b")

@@ -1,0 +1,112 @@
+"""TFM107: TF1 calls whose TF2 namesake means something else."""
+import libcst as cst
+
+from migrate import needles
+from migrate.cstutil import arg
+from migrate.rule import Rule
+
+
+def _simple(node: cst.BaseExpression) -> bool:
+    return isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.Attribute))
+
+
+class ChangedSemantics(Rule):
+    code = "TFM107"
+    needle = needles.TF1_IMPORT
+    summary = "the TF2 function of the same name means something else"
+    fixable = True
+    explanation = """
+Some TF1 calls still run in TF2 but silently change meaning:
+
+- `tf.nn.dropout(x, keep_prob)`: TF2's second argument is `rate`, the probability to
+  DROP. The call becomes `tf.nn.dropout(x, rate=1 - (keep_prob))`, which is what TF1
+  computed internally.
+- `tf.nn.softmax_cross_entropy_with_logits(labels, logits)`: TF2 also backpropagates into
+  the labels; the labels get `tf.stop_gradient`, as TF1 did.
+- `tf.name_scope(name, default_name, values)`: TF2 takes one name; calls using the TF1
+  arguments go to `tf.compat.v1.name_scope`.
+- `tf.strings.split`: TF2 returns a RaggedTensor, TF1 a SparseTensor; it goes to
+  `tf.compat.v1.strings.split`.
+"""
+    before = """
+h = tf.nn.dropout(h, 0.9)
+loss = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits)
+"""
+    after = """
+h = tf.nn.dropout(h, rate=1 - 0.9)
+loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logits=logits)
+"""
+
+    def visit_Call(self, node: cst.Call) -> None:
+        qualname = self.ctx.qualname(node.func)
+        if not qualname or qualname.startswith("tensorflow.compat."):
+            return
+        name = self.ctx.v1(node.func)
+        if name == "tf.nn.dropout":
+            self._dropout(node)
+        elif name == "tf.nn.softmax_cross_entropy_with_logits":
+            self._xent(node)
+        elif name == "tf.name_scope" and (len(node.args) > 1 or any(
+                a.keyword and a.keyword.value in ("default_name", "values") for a in node.args)):
+            self._to_compat(node, "name_scope", "tf.name_scope takes one name in TF2")
+        elif name == "tf.strings.split":
+            self._to_compat(node, "strings.split", "tf.strings.split returns a RaggedTensor in TF2 "
+                                                   "(a SparseTensor in TF1)")
+
+    def _to_compat(self, node, name, why):
+        finding = self.report(node, f"{why}: using tf.compat.v1.{name}")
+        func = self.ctx.tf(finding, f"compat.v1.{name}")
+        finding.replace(node, lambda updated: updated.with_changes(func=func))
+
+    def _dropout(self, node: cst.Call) -> None:
+        # TF1: dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None)
+        order = ["x", "keep_prob", "noise_shape", "seed", "name", "rate"]
+        roles = []
+        for index, a in enumerate(node.args):
+            if a.star:
+                self.report(node, "tf.nn.dropout with *args/**kwargs: TF2's second argument is "
+                                  "rate, not keep_prob; check this call by hand")
+                return
+            roles.append(a.keyword.value if a.keyword else (order[index] if index < len(order) else None))
+        if "keep_prob" not in roles:
+            return
+        finding = self.report(node, "tf.nn.dropout's second argument is rate (to drop) in TF2, "
+                                    "not keep_prob: rewritten as rate=1 - keep_prob")
+
+        def replace(updated: cst.Call) -> cst.Call:
+            args = []
+            for role, a in zip(roles, updated.args):
+                if role == "keep_prob":
+                    keep = a.value if _simple(a.value) else cst.parse_expression(
+                        f"({cst.Module([]).code_for_node(a.value)})")
+                    args.append(arg(cst.BinaryOperation(cst.Integer("1"), cst.Subtract(), keep), "rate"))
+                elif role == "x" and a.keyword is None:
+                    args.append(a)
+                else:
+                    args.append(arg(a.value, role))
+            commas = [x.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                      for x in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
+            return updated.with_changes(args=commas)
+
+        finding.replace(node, replace)
+
+    def _xent(self, node: cst.Call) -> None:
+        labels = [i for i, a in enumerate(node.args) if (a.keyword and a.keyword.value == "labels")
+                  or (a.keyword is None and i == 0)]
+        if not labels:
+            return
+        index = labels[0]
+        value = node.args[index].value
+        if isinstance(value, cst.Call) and (self.ctx.v1(value.func) or "").endswith("stop_gradient"):
+            return
+        finding = self.report(node, "TF2's softmax_cross_entropy_with_logits backpropagates into "
+                                    "labels: wrapped in tf.stop_gradient as TF1 behaved")
+        stop = self.ctx.tf(finding, "stop_gradient")
+
+        def replace(updated: cst.Call) -> cst.Call:
+            args = list(updated.args)
+            a = args[index]
+            args[index] = a.with_changes(value=cst.Call(stop, [cst.Arg(a.value)]))
+            return updated.with_changes(args=args)
+
+        finding.replace(node, replace)
