@@ -18,11 +18,27 @@ class CkptError(Exception):
 
 
 def _tf():
+    """Import tensorflow for a CLI command, without TF 2.21's start-up lines on stderr
+    (absl prints them before any log level applies, so fd 2 is muted for the import)."""
+    import sys
+
+    if "tensorflow" in sys.modules:
+        return sys.modules["tensorflow"]
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
     try:
+        os.dup2(devnull, 2)
         import tensorflow as tf
     except ImportError:
-        raise CkptError("this command needs TensorFlow: pip install 'tf-migrate[tf]'") from None
+        tf = None
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+    if tf is None:
+        raise CkptError("this command needs TensorFlow: pip install 'tf-migrate[tf]'")
     return tf
 
 
@@ -39,17 +55,65 @@ class Side:
         return self.kind in ("tf2", "h5")
 
 
+def _prefix(path: str) -> str:
+    """A checkpoint prefix from a prefix or a directory with a ``checkpoint`` file."""
+    import re
+
+    if not os.path.isdir(path):
+        return path
+    state = os.path.join(path, "checkpoint")
+    try:
+        with open(state, encoding="utf-8") as handle:
+            match = re.search(r'^model_checkpoint_path:\s*"(.*)"', handle.read(), re.M)
+    except OSError:
+        match = None
+    if match is None:
+        raise CkptError(f"{path}: a directory without a 'checkpoint' file naming a checkpoint")
+    latest = match.group(1)
+    return latest if os.path.isabs(latest) else os.path.join(path, latest)
+
+
 def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     if path.endswith(".h5") or path.endswith(".keras"):
         return _open_h5(path)
-    tf = _tf()
-    prefix = path
-    if os.path.isdir(path):
-        prefix = tf.train.latest_checkpoint(path)
-        if prefix is None:
-            raise CkptError(f"{path}: a directory without a 'checkpoint' file naming a checkpoint")
+    prefix = _prefix(path)
     if not (os.path.exists(prefix + ".index") or os.path.exists(prefix)):
         raise CkptError(f"{path}: no such checkpoint (expected {prefix}.index)")
+    from migrate.bundle import Bundle, BundleError, Unsupported
+
+    try:
+        bundle = Bundle(prefix)
+        entries, reader = bundle.entries, bundle.read
+    except BundleError as exc:
+        raise CkptError(f"{path}: cannot read checkpoint ({exc})") from None
+    except Unsupported:  # compressed index, partitioned slices, ...: TensorFlow reads it
+        entries, reader = _tf_reader(path, prefix)
+    kind = "tf2" if "_CHECKPOINTABLE_OBJECT_GRAPH" in entries else "tf1"
+    side = Side(path, kind)
+    for key in sorted(entries):
+        if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
+            side.skipped.append(key)
+            continue
+        shape, dtype = entries[key]
+        side.variables[key] = (tuple(shape), dtype)
+
+    def read(key: str):
+        try:
+            return reader(key)
+        except BundleError as exc:
+            raise CkptError(f"{path}: cannot read {key} ({exc})") from None
+        except CkptError:
+            raise
+        except Exception as exc:
+            raise CkptError(f"{path}: cannot read {key} ({str(exc).splitlines()[0]}); "
+                            "the checkpoint data is truncated or corrupt") from None
+
+    side.read = read
+    return side
+
+
+def _tf_reader(path: str, prefix: str):
+    tf = _tf()
     try:
         reader = tf.train.load_checkpoint(prefix)
         shapes = reader.get_variable_to_shape_map()
@@ -57,23 +121,7 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     except Exception as exc:  # tf raises several types for damaged files
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CkptError(f"{path}: cannot read checkpoint ({first})") from None
-    kind = "tf2" if "_CHECKPOINTABLE_OBJECT_GRAPH" in shapes else "tf1"
-    side = Side(path, kind)
-    for key in sorted(shapes):
-        if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
-            side.skipped.append(key)
-            continue
-        side.variables[key] = (tuple(shapes[key]), dtypes[key].name)
-
-    def read(key: str):
-        try:
-            return reader.get_tensor(key)
-        except Exception as exc:
-            raise CkptError(f"{path}: cannot read {key} ({str(exc).splitlines()[0]}); "
-                            "the checkpoint data is truncated or corrupt") from None
-
-    side.read = read
-    return side
+    return {k: (tuple(shapes[k]), dtypes[k].name) for k in shapes}, reader.get_tensor
 
 
 def _slot(key: str, kind: str) -> bool:
@@ -123,15 +171,7 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
             mismatched.append(entry)
             continue
         a, b = np.asarray(old.read(okey)), np.asarray(new.read(nkey))
-        if a.dtype.kind in "fciu" and a.size:
-            diff = np.abs(a.astype(np.float64) - b.astype(np.float64))
-            max_abs = float(diff.max())
-            scale = np.abs(a.astype(np.float64))
-            max_rel = float((diff / np.where(scale == 0, 1, scale)).max())
-            same = bool(np.all(diff <= atol + rtol * scale)) if (rtol or atol) else bool(np.array_equal(a, b))
-        else:
-            max_abs = max_rel = 0.0
-            same = bool(np.array_equal(a, b))
+        same, max_abs, max_rel = _difference(a, b, rtol, atol)
         entry.update(max_abs=max_abs, max_rel=max_rel)
         del a, b
         (matched if same else mismatched).append(entry if same else dict(entry, reason="values"))
@@ -140,6 +180,37 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
     ok = not (mismatched or missing or unexpected)
     return {"ok": ok, "old": old.path, "new": new.path, "matched": matched,
             "mismatched": mismatched, "missing": missing, "unexpected": unexpected}
+
+
+CHUNK = 1 << 20  # elements compared at a time: memory stays near the two tensors
+
+
+def _difference(a, b, rtol: float, atol: float):
+    """(equal within tolerance, max abs difference, max relative difference), in chunks."""
+    import numpy as np
+
+    if a.shape != b.shape:
+        return False, float("inf"), float("inf")
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    if a.dtype.kind not in "fciub" and a.dtype.name != "bfloat16":
+        return bool(np.array_equal(fa, fb)), 0.0, 0.0
+    wide = np.complex128 if a.dtype.kind == "c" else np.float64
+    same, max_abs, max_rel = True, 0.0, 0.0
+    for start in range(0, fa.size, CHUNK):
+        x = fa[start:start + CHUNK].astype(wide)
+        y = fb[start:start + CHUNK].astype(wide)
+        diff = np.abs(x - y)
+        scale = np.abs(x)
+        nan_same = np.isnan(x) & np.isnan(y) if a.dtype.kind in "fc" or a.dtype.name == "bfloat16" else False
+        diff = np.where(nan_same, 0.0, diff)
+        if diff.size:
+            max_abs = max(max_abs, float(np.nanmax(diff)) if not np.all(np.isnan(diff)) else float("nan"))
+            max_rel = max(max_rel, float(np.nanmax(diff / np.where(scale == 0, 1, scale))))
+        if rtol or atol:
+            same = same and bool(np.all(diff <= atol + rtol * scale))
+        else:
+            same = same and bool(np.all(diff == 0))
+    return same, max_abs, max_rel
 
 
 # -- convert -------------------------------------------------------------------------

@@ -78,15 +78,15 @@ def _load_config(paths: List[str]) -> dict:
 
 
 def _codes(select, ignore, config, lint_only) -> List[str]:
-    from migrate.rule import all_rules, select_rules
+    from migrate.rule import rule_index, select_codes
 
     select = _split(select) or _split(config.get("select"))
     ignore = _split(ignore) + _split(config.get("ignore"))
-    known = all_rules()
+    known = rule_index()
     for prefix in select + ignore:
         if not any(code.startswith(prefix) for code in known):
             fail(f"no rule code starts with {prefix!r} (see `tf-migrate rules`)")
-    return [r.code for r in select_rules(select, ignore, lint_only=lint_only)]
+    return select_codes(select, ignore, lint_only=lint_only)
 
 
 def _check_format(fmt: str) -> None:
@@ -145,6 +145,8 @@ def upgrade(
     diff: bool = typer.Option(True, "--diff/--no-diff", help="Print a unified diff (text format)."),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even if findings are left "
+                                   "(errors still exit 2)."),
 ) -> None:
     """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR."""
     _check_format(fmt)
@@ -179,7 +181,7 @@ def upgrade(
         raise typer.Exit(2)
     if check and changed:
         raise typer.Exit(1)
-    if findings - fixable:
+    if findings - fixable and not exit_zero:
         raise typer.Exit(1)
     raise typer.Exit(0)
 
@@ -206,6 +208,14 @@ def _write_outputs(paths, reports, outtree) -> list:
     from migrate.files import atomic_write
 
     errors = []
+    made = set()
+
+    def folder_for(path: str) -> None:
+        folder = os.path.dirname(os.path.abspath(path))
+        if folder not in made:
+            os.makedirs(folder, exist_ok=True)
+            made.add(folder)
+
     by_path = {r.path: r for r in reports}
     names_by_dir = {}
 
@@ -227,7 +237,7 @@ def _write_outputs(paths, reports, outtree) -> list:
                     if src in by_path or os.path.islink(src):
                         continue
                     dst = target_of(src, base)
-                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    folder_for(dst)
                     shutil.copy2(src, dst)
         for r in reports:
             if base is None and r.path != root:
@@ -243,7 +253,7 @@ def _write_outputs(paths, reports, outtree) -> list:
                     mode = os.stat(r.path).st_mode & 0o7777
                     atomic_write(dst, r.new, mode)
                 elif outtree is not None:
-                    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+                    folder_for(dst)
                     shutil.copy2(r.path, dst)
             except OSError as exc:
                 errors.append((r.path, f"cannot write {dst}: {exc.strerror or exc}"))
@@ -294,6 +304,7 @@ def lint(
     report: Optional[str] = typer.Option(None, "--report"),
     jobs: int = typer.Option(0, "--jobs", "-j"),
     no_cache: bool = typer.Option(False, "--no-cache"),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
 ) -> None:
     """Report tf.function and eager-mode pitfalls; never writes."""
     _check_format(fmt)
@@ -307,7 +318,7 @@ def lint(
     _emit(fmt, reports, missing, summary, report)
     if summary["errors"]:
         raise typer.Exit(2)
-    raise typer.Exit(1 if findings else 0)
+    raise typer.Exit(1 if findings and not exit_zero else 0)
 
 
 # -- rules ---------------------------------------------------------------------

@@ -15,14 +15,11 @@ from typing import Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from migrate.errors import EngineError
 from migrate.resolver import Resolver, keras_name, local_names, v1name
 from migrate.rule import Finding, Rule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
-
-
-class EngineError(Exception):
-    """A file could not be processed; the message is one line for the user."""
 
 
 @dataclass
@@ -326,7 +323,8 @@ def parse(source: str) -> cst.Module:
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
               path: str = "") -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
-    rules = [rule for rule in rules if rule.applies(source)]
+    memo: dict = {}
+    rules = [rule for rule in rules if rule.applies(source, memo)]
     if not rules:
         return Outcome(None, [])
     module = parse(source)

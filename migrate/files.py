@@ -15,9 +15,9 @@ import stat
 import tempfile
 import tokenize
 from dataclasses import dataclass
-from typing import Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple
 
-from migrate.engine import EngineError
+from migrate.errors import EngineError
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
@@ -190,6 +190,3 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None) -> None:
             os.unlink(tmp)
         raise
 
-
-def iter_lines(text: str) -> Iterator[str]:
-    return iter(text.splitlines(keepends=True))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-import re
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
 
@@ -71,13 +70,25 @@ class Rule:
     fixable: bool = False
     #: run by ``tf-migrate lint`` (pitfall checks); all rules run on ``upgrade``
     lint: bool = False
-    #: a cheap text test: the rule can only fire on sources it matches (None: always).
-    #: A file no selected rule can fire on is never parsed.
-    needle: Optional["re.Pattern"] = None
+    #: a cheap text test: the rule can only fire on sources it matches (None: always);
+    #: a tuple means every pattern must match. A file no selected rule can fire on is
+    #: never parsed.
+    needle: Optional[object] = None
 
     @classmethod
-    def applies(cls, text: str) -> bool:
-        return cls.needle is None or cls.needle.search(text) is not None
+    def applies(cls, text: str, memo: Optional[dict] = None) -> bool:
+        """Can this rule fire on ``text``? ``memo`` shares needle results between rules."""
+        if cls.needle is None:
+            return True
+        needles = cls.needle if isinstance(cls.needle, tuple) else (cls.needle,)
+        memo = {} if memo is None else memo
+        for needle in needles:
+            hit = memo.get(id(needle))
+            if hit is None:
+                hit = memo[id(needle)] = needle.search(text)
+            if not hit:
+                return False
+        return True
 
     def __init__(self, ctx) -> None:
         self.ctx = ctx
@@ -112,13 +123,37 @@ def all_rules() -> Dict[str, Type[Rule]]:
 
 def select_rules(select: Sequence[str] = (), ignore: Sequence[str] = (),
                  lint_only: bool = False) -> List[Type[Rule]]:
+    codes = select_codes(select, ignore, lint_only)
+    return [all_rules()[c] for c in codes]
+
+
+def rule_index() -> Dict[str, bool]:
+    """``{code: runs on lint}`` for every rule, without importing the rules when the
+    cache holds the index for this exact version of the tool (fast warm runs)."""
+    import json
+    import os
+
+    from migrate.cache import cache_dir, salt, write_json
+
+    path = os.path.join(cache_dir(), f"rules-{salt()[:16]}.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        index = {code: bool(rule.lint) for code, rule in all_rules().items()}
+        write_json(path, index)
+        return index
+
+
+def select_codes(select: Sequence[str] = (), ignore: Sequence[str] = (),
+                 lint_only: bool = False) -> List[str]:
     chosen = []
-    for code, rule in all_rules().items():
-        if lint_only and not rule.lint:
+    for code, lint in rule_index().items():
+        if lint_only and not lint:
             continue
         if select and not any(code.startswith(p) for p in select):
             continue
         if any(code.startswith(p) for p in ignore):
             continue
-        chosen.append(rule)
+        chosen.append(code)
     return chosen

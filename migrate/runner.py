@@ -5,9 +5,6 @@ writes.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
-import json
 import multiprocessing
 import os
 import sys
@@ -15,10 +12,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from migrate import __version__
-from migrate.engine import EngineError, transform
+from migrate.cache import Cache
+from migrate.errors import EngineError
 from migrate.files import migrate_notebook, migrate_python
-from migrate.rule import all_rules
 
 PREFILTER = (b"tensorflow", b"keras")  # files mentioning neither are never parsed
 
@@ -37,6 +33,9 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
     """Migrate one file's bytes. Pure: no I/O, returns plain data."""
     if not any(word in raw for word in PREFILTER):
         return {"new": None, "findings": [], "names": {}, "error": None}
+    from migrate.engine import transform  # libcst: only when a file must be parsed
+    from migrate.rule import all_rules
+
     registry = all_rules()
     rules = [registry[c] for c in codes]
 
@@ -66,78 +65,6 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
 def _work(item: Tuple[str, bytes, Tuple[str, ...], bool]) -> Tuple[str, dict]:
     path, raw, codes, fix = item
     return path, process(path, raw, codes, fix)
-
-
-# -- cache ---------------------------------------------------------------------
-def cache_dir() -> str:
-    explicit = os.environ.get("TF_MIGRATE_CACHE_DIR")
-    if explicit:
-        return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "tf-migrate")
-
-
-_SALT: Optional[str] = None
-
-
-def _salt() -> str:
-    """Changes whenever the tool's code or data changes."""
-    global _SALT
-    if _SALT is None:
-        digest = hashlib.sha256(__version__.encode())
-        root = os.path.dirname(os.path.abspath(__file__))
-        for folder, dirs, names in sorted(os.walk(root)):
-            dirs.sort()
-            for name in sorted(names):
-                if name.endswith((".py", ".json")):
-                    with open(os.path.join(folder, name), "rb") as handle:
-                        digest.update(name.encode())
-                        digest.update(handle.read())
-        _SALT = digest.hexdigest()
-    return _SALT
-
-
-class Cache:
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self.root = cache_dir()
-
-    def key(self, raw: bytes, path: str, codes: Sequence[str], fix: bool) -> str:
-        digest = hashlib.sha256(_salt().encode())
-        digest.update(f"{os.path.splitext(path)[1]}|{fix}|{','.join(codes)}|".encode())
-        digest.update(raw)
-        return digest.hexdigest()
-
-    def _file(self, key: str) -> str:
-        return os.path.join(self.root, key[:2], key + ".json")
-
-    def get(self, key: str) -> Optional[dict]:
-        if not self.enabled:
-            return None
-        try:
-            with open(self._file(key), "r", encoding="utf-8") as handle:
-                data = json.load(handle)
-        except (OSError, ValueError):
-            return None
-        if data.get("new") is not None:
-            data["new"] = base64.b64decode(data["new"])
-        return data
-
-    def put(self, key: str, result: dict) -> None:
-        if not self.enabled:
-            return
-        data = dict(result)
-        if data.get("new") is not None:
-            data["new"] = base64.b64encode(data["new"]).decode("ascii")
-        path = self._file(key)
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w", encoding="utf-8") as handle:
-                json.dump(data, handle)
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a cache that cannot be written is only a slower run
 
 
 # -- driver --------------------------------------------------------------------

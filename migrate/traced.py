@@ -102,32 +102,40 @@ def module_facts(ctx) -> ModuleFacts:
             count(stmt.target)
             count(stmt.target)
 
-    class _Globals(cst.CSTVisitor):
-        """Names declared ``global`` and assigned inside some function."""
+    def scan(body, declared) -> None:
+        """Statements only: ``global`` names assigned inside functions (no expression walk)."""
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Global):
+                        declared |= {n.name.value for n in small.names}
+                    elif isinstance(small, cst.Assign):
+                        for t in small.targets:
+                            if isinstance(t.target, cst.Name) and t.target.value in declared:
+                                facts.reassigned.add(t.target.value)
+                    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                        if isinstance(small.target, cst.Name) and small.target.value in declared:
+                            facts.reassigned.add(small.target.value)
+            elif isinstance(stmt, cst.FunctionDef):
+                if isinstance(stmt.body, cst.IndentedBlock):
+                    scan(stmt.body.body, set())
+            elif isinstance(stmt, cst.ClassDef):
+                if isinstance(stmt.body, cst.IndentedBlock):
+                    scan(stmt.body.body, set())
+            else:  # compound statements: their blocks share the enclosing scope
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(stmt, name, None)
+                    while block is not None:
+                        inner = getattr(block, "body", None)
+                        if isinstance(inner, cst.IndentedBlock):
+                            scan(inner.body, declared)
+                        elif isinstance(inner, (list, tuple)):
+                            scan(inner, declared)
+                        block = getattr(block, "orelse", None) if name == "orelse" else None
+                for handler in getattr(stmt, "handlers", ()):
+                    scan(handler.body.body, declared)
 
-        def __init__(self) -> None:
-            super().__init__()
-            self.stack = []
-
-        def visit_FunctionDef(self, node) -> None:
-            self.stack.append(set())
-
-        def leave_FunctionDef(self, node) -> None:
-            self.stack.pop()
-
-        def visit_Global(self, node: cst.Global) -> None:
-            if self.stack:
-                self.stack[-1].update(n.name.value for n in node.names)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            if self.stack and isinstance(node.target, cst.Name) and node.target.value in self.stack[-1]:
-                facts.reassigned.add(node.target.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            if self.stack and isinstance(node.target, cst.Name) and node.target.value in self.stack[-1]:
-                facts.reassigned.add(node.target.value)
-
-    ctx.module.visit(_Globals())
+    scan(ctx.module.body, set())
     facts.reassigned.update(n for n, c in counts.items() if c > 1)
     ctx.shared["module_facts"] = facts
     return facts

@@ -95,6 +95,7 @@ def test_json_report_contract(tmp_path, cache):
     assert {"path", "line", "column", "code", "message", "fixable"} <= set(first)
     assert any(not x["fixable"] for x in data["findings"])
     assert out.returncode == 1  # an unfixable finding is left
+    assert cli("upgrade", f, "--exit-zero", cache=cache).returncode == 0
 
 
 def test_report_file_and_sarif(tmp_path, cache):

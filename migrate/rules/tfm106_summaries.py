@@ -1,4 +1,6 @@
 """TFM106: TF1 summary ops -> TF2 summaries."""
+import re
+
 import libcst as cst
 
 from migrate import needles
@@ -14,6 +16,10 @@ OPS = {
     "text": ["tensor", "collections"],
 }
 DATA = {"tensor", "values"}
+TF2_KEYWORDS = {"data", "step", "description", "buckets", "encoding"}
+TF1_KEYWORDS = {"tensor", "values", "collections", "family"}
+TF1_SIGNALS = re.compile(r"merge_all|FileWriter|\bSession\(|placeholder\(|get_variable\(|"
+                         r"variable_scope\(|\.layers\.[a-z]|compat\.v1")
 GRAPH_ONLY = {
     "merge_all": "tf.summary.create_file_writer(logdir) and `with writer.as_default(step=step):` "
                  "around the tf.summary calls",
@@ -51,6 +57,13 @@ tf.summary.image("inputs", data=images, max_outputs=4)
 merged = tf.summary.merge_all()  # reported: use tf.summary.create_file_writer(...).as_default(step=...)
 """
 
+    def _tf1_file(self) -> bool:
+        cached = self.ctx.shared.get("tfm106_tf1")
+        if cached is None:
+            cached = bool(TF1_SIGNALS.search(self.ctx.module.code))
+            self.ctx.shared["tfm106_tf1"] = cached
+        return cached
+
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.v1(node.func)
         if not name or not name.startswith("tf.summary."):
@@ -62,6 +75,12 @@ merged = tf.summary.merge_all()  # reported: use tf.summary.create_file_writer(.
         params = OPS.get(op)
         if params is None:
             return
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        if keywords & TF2_KEYWORDS:
+            return  # already a TF2 summary call
+        compat = (self.ctx.qualname(node.func) or "").startswith("tensorflow.compat.v1.")
+        if not (compat or keywords & TF1_KEYWORDS or self._tf1_file()):
+            return  # name + data alone is valid TF2 too
         roles = []
         for index, a in enumerate(node.args):
             if a.star:

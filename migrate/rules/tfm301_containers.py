@@ -41,7 +41,7 @@ def tracking_loop(owner: str, attr: str, is_dict: bool) -> cst.BaseStatement:
 
 class Containers(Rule):
     code = "TFM301"
-    needle = needles.KERAS_CLASS
+    needle = (needles.KERAS_CLASS, needles.CONTAINER)
     summary = "variables/layers in a Python list or dict are missing from Keras 3 checkpoints"
     fixable = True
     explanation = """

@@ -52,7 +52,7 @@ def label_for(ctx, node, values) -> str:
 
 class RawVariables(Rule):
     code = "TFM302"
-    needle = needles.KERAS_CLASS_VARIABLES
+    needle = (needles.KERAS_CLASS, needles.VARIABLE)
     summary = "raw tf.Variable on a Keras layer/model is not in model.variables under Keras 3"
     fixable = True
     explanation = """

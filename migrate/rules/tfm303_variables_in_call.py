@@ -63,7 +63,7 @@ def _guarded(ctx, func) -> bool:
 
 class VariablesInCall(Rule):
     code = "TFM303"
-    needle = needles.KERAS_CLASS_VARIABLES
+    needle = (needles.KERAS_CLASS, needles.VARIABLE)
     summary = "variable created in call(): a new weight on every call, and an error under tf.function"
     fixable = True
     lint = True

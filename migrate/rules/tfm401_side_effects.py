@@ -12,7 +12,7 @@ MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "a
 
 class SideEffects(Rule):
     code = "TFM401"
-    needle = needles.TRACED
+    needle = (needles.TRACED, needles.SIDE_EFFECT)
     summary = "Python side effect in traced code runs only while tracing"
     lint = True
     explanation = """

@@ -8,7 +8,7 @@ from migrate.traced import traced_function, where
 
 class ExecutingEagerly(Rule):
     code = "TFM405"
-    needle = needles.TRACED
+    needle = (needles.TRACED, needles.EXECUTING_EAGERLY)
     summary = "tf.executing_eagerly() is False inside traced code"
     lint = True
     explanation = """

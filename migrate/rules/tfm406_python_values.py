@@ -8,7 +8,7 @@ from migrate.traced import traced_function, where
 
 class PythonValues(Rule):
     code = "TFM406"
-    needle = needles.TRACED
+    needle = (needles.TRACED, needles.PYTHON_VALUE)
     summary = "a tensor turned into a Python value inside traced code"
     lint = True
     explanation = """
