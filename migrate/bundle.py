@@ -183,6 +183,43 @@ class Bundle:
     def _shard(self, shard: int) -> str:
         return f"{self.prefix}.data-{shard:05d}-of-{self.num_shards:05d}"
 
+    def numpy_dtype(self, name: str):
+        import numpy as np
+
+        kind = DTYPES[self._raw[name][0]]
+        if kind == "string":
+            return np.dtype(np.uint8)
+        if kind == "bfloat16":
+            import ml_dtypes
+
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(kind)
+
+    def chunks(self, name: str, buffer: bytearray) -> Iterator[bytearray]:
+        """The tensor's raw bytes, ``len(buffer)`` at a time, read into ``buffer`` itself
+        (no allocation per chunk: use each chunk before asking for the next). The last,
+        shorter chunk comes in a bytearray of its own. ``len(buffer)`` must be a
+        multiple of every itemsize."""
+        _, _, shard, offset, total = self._raw[name]
+        path = self._shard(shard)
+        try:
+            with open(path, "rb", buffering=0) as handle:
+                handle.seek(offset)
+                left = total
+                while left:
+                    chunk = buffer if left >= len(buffer) else bytearray(left)
+                    view, got = memoryview(chunk), 0
+                    while got < len(chunk):
+                        n = handle.readinto(view[got:])
+                        if not n:
+                            raise BundleError(f"{name}: the data file {os.path.basename(path)} is "
+                                              f"truncated ({total - left + got} of {total} bytes)")
+                        got += n
+                    left -= len(chunk)
+                    yield chunk
+        except OSError as exc:
+            raise BundleError(f"cannot read {path}: {exc.strerror}") from None
+
     def read(self, name: str):
         import numpy as np
 
@@ -191,16 +228,16 @@ class Bundle:
         try:
             with open(path, "rb") as handle:
                 handle.seek(offset)
-                buffer = bytearray(size)
-                got = handle.readinto(buffer)
+                buffer = handle.read(size)  # no zero-filled bytearray first
         except OSError as exc:
             raise BundleError(f"cannot read {path}: {exc.strerror}") from None
+        got = len(buffer)
         if got != size:
             raise BundleError(f"{name}: the data file {os.path.basename(path)} is truncated "
                               f"({got} of {size} bytes)")
         kind = DTYPES[dtype]
         if kind == "string":
-            return np.frombuffer(bytes(buffer), dtype=np.uint8)  # compared as raw bytes
+            return np.frombuffer(buffer, dtype=np.uint8)  # compared as raw bytes
         if kind == "bfloat16":
             import ml_dtypes
 
