@@ -14,11 +14,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rss import TreeSampler  # noqa: E402
+from rss import run_sampled  # noqa: E402
 
 MAKE = r"""
 import os, sys
@@ -46,18 +45,6 @@ holder = tf.Module()
 holder._tf1_style_var_store = store
 tf.train.Checkpoint(model=holder).write(os.path.join(out, "tf2", "model"))
 """
-
-
-def run_sampled(command, env=None):
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    sampler = TreeSampler(proc.pid)
-    thread = threading.Thread(target=sampler.run, daemon=True)
-    thread.start()
-    out, err = proc.communicate()
-    sampler.stop = True
-    thread.join()
-    return time.perf_counter() - start, sampler.peak, proc.returncode, out.decode(), err.decode()
 
 
 def raw_read(folder):

@@ -16,11 +16,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from rss import TreeSampler  # noqa: E402
+from rss import run_sampled  # noqa: E402
 
 
 def default_corpus() -> str:
@@ -41,18 +40,6 @@ def count(corpus):
                 with open(os.path.join(folder, name), "rb") as handle:
                     lines += handle.read().count(b"\n")
     return files, lines
-
-
-def timed(command, env=None):
-    start = time.perf_counter()
-    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    sampler = TreeSampler(proc.pid)
-    thread = threading.Thread(target=sampler.run, daemon=True)
-    thread.start()
-    _, err = proc.communicate()
-    sampler.stop = True
-    thread.join()
-    return time.perf_counter() - start, sampler.peak, proc.returncode, err.decode(errors="replace")
 
 
 def main():
@@ -76,17 +63,17 @@ def main():
         shutil.rmtree(path, ignore_errors=True)
         return path
 
-    t, rss, rc, _ = timed([tfm, "upgrade", corpus, "--outtree", out("cold"), "--no-cache", *jobs], env)
+    t, rss, rc, _, _ = run_sampled([tfm, "upgrade", corpus, "--outtree", out("cold"), "--no-cache", *jobs], env)
     rows.append(("tf-migrate upgrade (cold)", t, rss, rc))
-    timed([tfm, "upgrade", corpus, "--outtree", out("fill"), *jobs], env)  # fill the cache
-    t, rss, rc, _ = timed([tfm, "upgrade", corpus, "--outtree", out("warm"), *jobs], env)
+    run_sampled([tfm, "upgrade", corpus, "--outtree", out("fill"), *jobs], env)  # fill the cache
+    t, rss, rc, _, _ = run_sampled([tfm, "upgrade", corpus, "--outtree", out("warm"), *jobs], env)
     rows.append(("tf-migrate upgrade (warm cache)", t, rss, rc))
     if os.path.exists(upgrade_v2):
         # `tf_upgrade_v2 --intree` stops at the first file it crashes on, so drive its own
         # upgrader file by file in one process (its TensorFlow import is not timed)
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_upgrade_v2_loop.py")
         result = os.path.join(work, "v2.json")
-        t, rss, rc, err = timed([sys.executable, script, corpus, out("v2"), result], env)
+        t, rss, rc, _, err = run_sampled([sys.executable, script, corpus, out("v2"), result], env)
         import json
 
         stats = json.load(open(result))

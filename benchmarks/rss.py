@@ -1,5 +1,7 @@
 """Peak resident memory of a process tree, sampled from /proc (Linux)."""
 import os
+import subprocess
+import threading
 import time
 
 
@@ -48,3 +50,17 @@ class TreeSampler:
         while not self.stop:
             self.sample()
             time.sleep(self.interval)
+
+
+def run_sampled(command, env=None):
+    """Run ``command``; return (seconds, peak tree RSS in bytes, exit code, stdout, stderr)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    sampler = TreeSampler(proc.pid)
+    thread = threading.Thread(target=sampler.run, daemon=True)
+    thread.start()
+    out, err = proc.communicate()
+    sampler.stop = True
+    thread.join()
+    return (time.perf_counter() - start, sampler.peak, proc.returncode,
+            out.decode(errors="replace"), err.decode(errors="replace"))

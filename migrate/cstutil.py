@@ -60,3 +60,22 @@ def identifiers(module: cst.Module) -> set:
 
     module.visit(_Names())
     return found
+
+
+def fresh_name(ctx, wanted: str) -> str:
+    """An identifier based on ``wanted`` that no Name in the module uses yet (and reserve it)."""
+    import re
+
+    taken = ctx.shared.get("identifiers")
+    if taken is None:
+        taken = identifiers(ctx.module)
+        ctx.shared["identifiers"] = taken
+    base = re.sub(r"\W", "_", wanted) or "value"
+    if base[0].isdigit():
+        base = "layer_" + base
+    candidate, n = base, 1
+    while candidate in taken:
+        candidate = f"{base}_{n}"
+        n += 1
+    taken.add(candidate)
+    return candidate

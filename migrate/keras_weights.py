@@ -3,12 +3,11 @@ layers/models, and how a ``tf.Variable(...)`` becomes ``self.add_weight(...)``.
 """
 from __future__ import annotations
 
-import re
 from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.cstutil import arg, call, identifiers
+from migrate.cstutil import arg, call, fresh_name
 
 KERAS_BASES = {"keras.layers.Layer", "keras.Model", "keras.models.Model", "keras.Sequential",
                "keras.models.Sequential", "keras.engine.base_layer.Layer"}
@@ -85,20 +84,6 @@ def variable_arguments(node: cst.Call) -> Optional[dict]:
     if "initial_value" not in values:
         return None
     return values
-
-
-def fresh_name(ctx, wanted: str) -> str:
-    taken = ctx.shared.get("identifiers")
-    if taken is None:
-        taken = identifiers(ctx.module)
-        ctx.shared["identifiers"] = taken
-    base = re.sub(r"\W", "_", wanted) or "value"
-    candidate, n = base, 1
-    while candidate in taken:
-        candidate = f"{base}_{n}"
-        n += 1
-    taken.add(candidate)
-    return candidate
 
 
 def _number(node: cst.BaseExpression) -> Optional[str]:

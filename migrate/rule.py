@@ -99,6 +99,27 @@ class Rule:
         return finding
 
 
+class SymbolRule(Rule):
+    """A rule about references to TensorFlow symbols: ``check(node)`` gets every maximal
+    dotted name (``tf.train.Saver``, not ``tf.train``) or bare name outside imports."""
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._maybe(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._maybe(node)
+
+    def _maybe(self, node) -> None:
+        from migrate.cstutil import is_chain_part
+
+        if is_chain_part(node, self.ctx.parent()) or self.ctx.enclosing(cst.Import, cst.ImportFrom):
+            return
+        self.check(node)
+
+    def check(self, node) -> None:
+        raise NotImplementedError
+
+
 _REGISTRY: Optional[Dict[str, Type[Rule]]] = None
 
 

@@ -1,13 +1,12 @@
 """TFM101: TF1 symbols renamed or moved in TF2 (tables generated from tf_upgrade_v2)."""
 import libcst as cst
 
-from migrate.cstutil import is_chain_part
 from migrate import needles
-from migrate.rule import Rule
+from migrate.rule import SymbolRule
 from migrate.tables import owned_by_rules, upgrade_tables
 
 
-class SymbolRenames(Rule):
+class SymbolRenames(SymbolRule):
     code = "TFM101"
     needle = needles.TF1_IMPORT
     summary = "TF1 symbol renamed or moved in TF2"
@@ -31,16 +30,8 @@ with tf.compat.v1.variable_scope("encoder"):
     w = tf.compat.v1.get_variable("w", [3, 3])
 """
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._check(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._check(node)
-
-    def _check(self, node) -> None:
+    def check(self, node) -> None:
         ctx = self.ctx
-        if is_chain_part(node, ctx.parent()) or ctx.enclosing(cst.Import, cst.ImportFrom):
-            return
         qualname = ctx.qualname(node)
         if not qualname or qualname.startswith("tensorflow.compat."):
             return  # compat.v1 code already names the TF1 API explicitly

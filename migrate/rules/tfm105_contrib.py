@@ -1,9 +1,8 @@
 """TFM105: tf.contrib is gone in TF2."""
 import libcst as cst
 
-from migrate.cstutil import is_chain_part
 from migrate import needles
-from migrate.rule import Rule
+from migrate.rule import SymbolRule
 from migrate.tables import upgrade_tables
 
 # our overrides: TF1-compatible replacements in shims.contrib (same variable names)
@@ -38,7 +37,7 @@ HINTS = {
 }
 
 
-class Contrib(Rule):
+class Contrib(SymbolRule):
     code = "TFM105"
     needle = needles.CONTRIB
     summary = "tf.contrib is gone in TF2"
@@ -60,16 +59,8 @@ import shims
 x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self._check(node)
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self._check(node)
-
-    def _check(self, node) -> None:
+    def check(self, node) -> None:
         ctx = self.ctx
-        if is_chain_part(node, ctx.parent()) or ctx.enclosing(cst.Import, cst.ImportFrom):
-            return
         name = ctx.v1(node)
         if not name or not (name == "tf.contrib" or name.startswith("tf.contrib.")):
             return

@@ -1,10 +1,9 @@
 """TFM201: functional tf.layers calls -> Keras layer objects created once."""
-import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.cstutil import arg, call, code, identifiers, string_value
+from migrate.cstutil import arg, call, code, fresh_name, string_value
 from migrate import needles
 from migrate.rule import Rule
 
@@ -179,7 +178,7 @@ def encoder(x):
             if key is not None and key in layers:
                 variable = layers[key]
             else:
-                variable = self._fresh_name(literal_name or f"{function}_layer")
+                variable = fresh_name(self.ctx, literal_name or f"{function}_layer")
                 if key is not None:
                     layers[key] = variable
                 ctor_args, _ = build(node)
@@ -234,21 +233,6 @@ def encoder(x):
         decorator = cst.Decorator(cst.parse_expression("shims.track_tf1_style_variables"))
         finding.replace(func, lambda updated: updated.with_changes(
             decorators=[*updated.decorators, decorator]))
-
-    def _fresh_name(self, wanted: str) -> str:
-        taken = self.ctx.shared.get("tfm201_names")
-        if taken is None:
-            taken = identifiers(self.ctx.module)
-            self.ctx.shared["tfm201_names"] = taken
-        base = re.sub(r"\W", "_", wanted)
-        if not base or base[0].isdigit():
-            base = "layer_" + base
-        candidate, n = base, 1
-        while candidate in taken:
-            candidate = f"{base}_{n}"
-            n += 1
-        taken.add(candidate)
-        return candidate
 
     def _static_scope(self) -> Optional[str]:
         """The variable scope at a module-level call when every enclosing scope is a literal."""

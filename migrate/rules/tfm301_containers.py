@@ -4,7 +4,8 @@ from typing import List, Optional
 import libcst as cst
 
 from migrate.cstutil import code, string_value
-from migrate.keras_weights import fresh_name, is_layer_call, is_variable_call
+from migrate.cstutil import fresh_name
+from migrate.keras_weights import is_layer_call, is_variable_call
 from migrate import needles
 from migrate.rule import Rule
 from migrate.rules.tfm302_raw_variables import CALL_METHODS, owner_method, self_name
@@ -106,44 +107,26 @@ class Net(tf.keras.Model):
         return f'setattr({owner}, f"{attr}_' in code(method)
 
     def _literal_sequence(self, node, statement, owner, attr, value) -> None:
-        elements = value.elements
-        if any(isinstance(e, cst.StarredElement) for e in elements):
+        if any(isinstance(e, cst.StarredElement) for e in value.elements):
             return
-        marks = [_trackable(self.ctx, e.value) for e in elements]
-        if not any(marks):
-            return
-        names = [fresh_name(self.ctx, f"{attr}_{i}") if m else None for i, m in enumerate(marks)]
-        finding = self.report(node)
-
-        def replace(updated: cst.SimpleStatementLine):
-            assign = updated.body[0]
-            out: List[cst.BaseStatement] = []
-            view = []
-            for element, name in zip(assign.value.elements, names):
-                if name is None:
-                    view.append(element.value)
-                    continue
-                out.append(_assign(owner, name, element.value))
-                view.append(cst.Attribute(cst.Name(owner), cst.Name(name)))
-            kind = cst.List if isinstance(assign.value, cst.List) else cst.Tuple
-            out.append(_assign(owner, attr, kind([cst.Element(v) for v in view])))
-            out[0] = out[0].with_changes(leading_lines=updated.leading_lines)
-            return cst.FlattenSentinel(out)
-
-        finding.replace(statement, replace)
+        self._expand(statement, owner, attr, value, [str(i) for i in range(len(value.elements))])
 
     def _literal_dict(self, statement, owner, attr, value: cst.Dict) -> None:
-        elements = value.elements
-        if any(not isinstance(e, cst.DictElement) for e in elements):
+        if any(not isinstance(e, cst.DictElement) for e in value.elements):
             return
-        marks = [_trackable(self.ctx, e.value) for e in elements]
+        keys = [string_value(e.key) for e in value.elements]
+        if any(k is None and _trackable(self.ctx, e.value) for k, e in zip(keys, value.elements)):
+            return  # non-string keys: TFM304 reports it
+        self._expand(statement, owner, attr, value, keys)
+
+    def _expand(self, statement, owner, attr, container, labels) -> None:
+        """Each trackable element becomes ``self.<attr>_<label>``; the container keeps its
+        name, order and kind as a view of those attributes."""
+        marks = [_trackable(self.ctx, e.value) for e in container.elements]
         if not any(marks):
             return
-        keys = [string_value(e.key) for e in elements]
-        if any(k is None for k, m in zip(keys, marks) if m):
-            self.ctx.shared.setdefault("tfm304_dicts", set()).add(id(value))
-            return  # non-string keys: TFM304 reports it
-        names = [fresh_name(self.ctx, f"{attr}_{k}") if m else None for k, m in zip(keys, marks)]
+        names = [fresh_name(self.ctx, f"{attr}_{label}") if mark else None
+                 for label, mark in zip(labels, marks)]
         finding = self.report(statement.body[0])
 
         def replace(updated: cst.SimpleStatementLine):
