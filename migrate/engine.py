@@ -55,9 +55,15 @@ class FileContext:
     def tf(self, finding: Finding, name: str) -> cst.BaseExpression:
         """An expression for ``tensorflow.<name>``, importing tensorflow if needed."""
         alias = self.resolver.tf_alias()
-        if alias is None:
-            alias = "tf"
-            finding.add_import("import tensorflow as tf")
+        if alias is None:  # e.g. only `import tensorflow.compat.v1 as tf`: pick a free name
+            alias = self.shared.get("new_tf_alias")
+            if alias is None:
+                from migrate.cstutil import fresh_name, identifiers
+
+                taken = self.shared.setdefault("identifiers", identifiers(self.module))
+                alias = "tf" if "tf" not in taken else fresh_name(self, "tf2")
+                self.shared["new_tf_alias"] = alias
+            finding.add_import(f"import tensorflow as {alias}")
         return cst.parse_expression(f"{alias}.{name}" if name else alias)
 
     # -- tree position ---------------------------------------------------------

@@ -27,7 +27,8 @@ TF1_IMPORT = Needle(("import tensorflow", "from tensorflow"),
 TF_LAYERS = Needle(("layers",), r"\blayers\.(dense|dropout|flatten|conv|separable|batch_norm|max_pool|"
                                 r"average_pool)|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
 CONTRIB = Needle(("contrib",))
-EAGER_ENABLE = Needle(("enable_eager_execution", "enable_v2_behavior"))
+EAGER_ENABLE = Needle(("enable_eager_execution", "enable_v2_behavior", "disable_v2_behavior",
+                       "disable_eager_execution"))
 KERAS_CLASS = Needle(("Layer", "Model", "Sequential"))
 VARIABLE = Needle(("Variable",))
 # a container assigned to an attribute, or filled in place

@@ -13,7 +13,6 @@ through tf_keras directly, and a warning says what to change.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 
 # read by tensorflow when tf.keras is first touched
@@ -21,7 +20,7 @@ os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 
 try:
     import tensorflow as tf
-    import tf_keras
+    import tf_keras  # noqa: F401  (the shim lives there)
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"shims needs TensorFlow and tf-keras ({exc.name} is missing): "
                       "pip install 'tf-migrate[tf]'") from None

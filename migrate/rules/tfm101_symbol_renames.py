@@ -1,6 +1,4 @@
 """TFM101: TF1 symbols renamed or moved in TF2 (tables generated from tf_upgrade_v2)."""
-import libcst as cst
-
 from migrate import needles
 from migrate.rule import SymbolRule
 from migrate.tables import owned_by_rules, upgrade_tables

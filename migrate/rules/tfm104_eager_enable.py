@@ -6,17 +6,22 @@ from migrate.rule import Rule
 
 ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",
             "tf.enable_v2_behavior"}
+DISABLERS = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
 
 
 class EagerEnable(Rule):
     code = "TFM104"
     needle = needles.EAGER_ENABLE
-    summary = "enable_eager_execution() is not needed: TF2 runs eagerly by default"
+    summary = "TF1/TF2 behaviour switches: enabling eager is not needed, disabling it keeps TF1"
     fixable = True
     explanation = """
 `tf.enable_eager_execution()`, `tf.contrib.eager.enable_eager_execution()` and
 `tfe.enable_eager_execution()` are removed (TF2 executes eagerly by default; the TF2 API
 has no such function), and so is the import that only served them.
+
+`tf.compat.v1.disable_v2_behavior()` / `disable_eager_execution()` are reported, not
+removed: they keep the whole program in TF1 graph mode, which code still built on
+Session/placeholder needs. Remove them once it no longer does.
 """
     before = """
 import tensorflow as tf
@@ -31,7 +36,10 @@ import tensorflow as tf
         if not isinstance(node.value, cst.Call):
             return
         name = self.ctx.v1(node.value.func)
-        if name in ENABLERS:
+        if name in DISABLERS:
+            self.report(node.value, f"{name}() keeps the whole program in TF1 graph mode; remove "
+                                    "it once the code no longer needs Session/placeholder")
+        elif name in ENABLERS:
             statement = self.ctx.parent()
             target = statement if isinstance(statement, cst.SimpleStatementLine) and \
                 len(statement.body) == 1 else node

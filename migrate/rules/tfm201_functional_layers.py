@@ -5,6 +5,7 @@ import libcst as cst
 
 from migrate.cstutil import arg, call, code, fresh_name, string_value
 from migrate import needles
+from migrate.keras_weights import is_keras_class
 from migrate.rule import Rule
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
@@ -45,8 +46,6 @@ WEIGHTLESS = {"dropout", "flatten", *(f"{k}_pooling{d}d" for k in ("max", "avera
 CALL_ARGS = {"training"}  # arguments of the layer call, not the constructor
 KERAS3_MISSING = {"renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
                   "adjustment"}
-KERAS_BASES = {"tf.keras.layers.Layer", "tf.keras.Model", "tf.keras.models.Model", "tf.Module",
-               "tf.keras.layers.Layer", "tf.compat.v1.keras.layers.Layer"}
 
 
 class FunctionalLayers(Rule):
@@ -222,7 +221,7 @@ def encoder(x):
         classdef = self.ctx.enclosing(cst.ClassDef)
         if classdef is None or self.ctx.enclosing(cst.FunctionDef) is not func:
             return
-        if not any(self.ctx.v1(b.value) in KERAS_BASES for b in classdef.bases):
+        if not is_keras_class(self.ctx, classdef):
             return
         if any("track_tf1_style_variables" in code(d.decorator) for d in func.decorators):
             return
