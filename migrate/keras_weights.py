@@ -25,6 +25,11 @@ def is_keras_base(name) -> bool:
     return bool(name) and (name in KERAS_BASES or name.rsplit(".", 1)[-1] in ("Layer", "Model", "Sequential"))
 
 
+def _keras_base(ctx, expr) -> bool:
+    """A Keras base class under any spelling, TF1's tf.layers.Layer (a Keras subclass) included."""
+    return is_keras_base(ctx.keras(expr)) or (ctx.v1(expr) or "").startswith("tf.layers.")
+
+
 def keras_classes(ctx, module: cst.Module) -> set:
     """Names of classes in this module that are Keras layers/models (transitively)."""
     cached = ctx.shared.get("keras_classes")
@@ -39,8 +44,7 @@ def keras_classes(ctx, module: cst.Module) -> set:
             if c.name.value in found:
                 continue
             for base in c.bases:
-                name = ctx.keras(base.value)
-                if is_keras_base(name) or (isinstance(base.value, cst.Name) and base.value.value in found):
+                if _keras_base(ctx, base.value) or (isinstance(base.value, cst.Name) and base.value.value in found):
                     found.add(c.name.value)
                     changed = True
                     break
@@ -53,7 +57,7 @@ def is_keras_class(ctx, classdef: Optional[cst.ClassDef]) -> bool:
         return False
     if classdef.name.value in keras_classes(ctx, ctx.module):
         return True
-    return any(is_keras_base(ctx.keras(b.value)) for b in classdef.bases)
+    return any(_keras_base(ctx, b.value) for b in classdef.bases)
 
 
 def is_variable_call(ctx, node: cst.CSTNode) -> bool:

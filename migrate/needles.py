@@ -42,3 +42,5 @@ SIDE_EFFECT = Needle(("print(", ".append(", ".extend(", ".insert(", ".pop(", ".r
 EXECUTING_EAGERLY = Needle(("executing_eagerly",))
 PYTHON_VALUE = Needle((".numpy(", "float(", "int(", "bool("))
 SUMMARY = Needle(("summary",))
+# a TF1 layer class (capitalized name after layers.), or layers imported from somewhere
+TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
