@@ -32,9 +32,10 @@ class Outcome:
 class FileContext:
     """What a rule sees of the file being processed."""
 
-    def __init__(self, module: cst.Module, path: str = "") -> None:
+    def __init__(self, module: cst.Module, path: str = "", source: str = "") -> None:
         self.module = module
         self.path = path
+        self.source = source
         self.resolver = Resolver()
         self.stack: List[cst.CSTNode] = []
         self.findings: List[Finding] = []
@@ -65,6 +66,16 @@ class FileContext:
                 self.shared["new_tf_alias"] = alias
             finding.add_import(f"import tensorflow as {alias}")
         return cst.parse_expression(f"{alias}.{name}" if name else alias)
+
+    def is_tf1_file(self) -> bool:
+        """Does the file use TF1-only APIs? Decides calls that are valid in both TF1 and
+        TF2 but mean different things (tf.nn.dropout's second argument, ...)."""
+        from migrate.needles import TF1_CODE
+
+        hit = self.shared.get("tf1_file")
+        if hit is None:
+            hit = self.shared["tf1_file"] = TF1_CODE.search(self.source)
+        return hit
 
     # -- tree position ---------------------------------------------------------
     @property
@@ -334,7 +345,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not rules:
         return Outcome(None, [])
     module = parse(source)
-    ctx = FileContext(module, path)
+    ctx = FileContext(module, path, source)
     instances = [rule(ctx) for rule in rules]
     try:
         _Walker(ctx, instances).walk(module)

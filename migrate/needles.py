@@ -44,3 +44,17 @@ PYTHON_VALUE = Needle((".numpy(", "float(", "int(", "bool("))
 SUMMARY = Needle(("summary",))
 # a TF1 layer class (capitalized name after layers.), or layers imported from somewhere
 TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
+# TF1-only API in the text: what tells TF1 code from TF2 code using the same import.
+# Explicit compat.v1 uses do not count (half-migrated TF2 code has them too).
+_TF1_MARKERS = [r"(Interactive)?Session\(", r"placeholder\(", r"get_variable\(", r"variable_scope\(",
+                r"layers\.(dense|dropout|flatten|conv[123]d(_transpose)?|separable_conv[12]d|"
+                r"batch_normalization|max_pooling[123]d|average_pooling[123]d)\(",
+                r"contrib\b", r"train\.\w*Optimizer\(", r"global_variables(_initializer)?\(",
+                r"get_collection\(", r"GraphKeys\b", r"keep_prob\b", r"merge_all\(", r"FileWriter\(",
+                r"to_(float|int32|int64|double)\(", r"initialize_all_variables\(",
+                r"enable_eager_execution\("]
+TF1_CODE = Needle(("Session", "placeholder", "get_variable", "variable_scope", "layers.", "contrib",
+                   "Optimizer(", "global_variables", "get_collection", "GraphKeys", "keep_prob",
+                   "merge_all", "FileWriter", "to_float(", "to_int32(", "to_int64(", "to_double(",
+                   "initialize_all_variables", "enable_eager_execution"),
+                  r"(?<!v1\.)\b(?:" + "|".join(_TF1_MARKERS) + ")")

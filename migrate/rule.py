@@ -74,13 +74,19 @@ class Rule:
     #: a tuple means every pattern must match. A file no selected rule can fire on is
     #: never parsed.
     needle: Optional[object] = None
+    #: applies TF1 -> TF2 tables: runs only on files that use TF1-only APIs, since the same
+    #: spelling in TF2 code means the TF2 API (tf.nn.convolution's argument order, ...)
+    tf1_only: bool = False
 
     @classmethod
     def applies(cls, text: str, memo: Optional[dict] = None) -> bool:
         """Can this rule fire on ``text``? ``memo`` shares needle results between rules."""
-        if cls.needle is None:
-            return True
-        needles = cls.needle if isinstance(cls.needle, tuple) else (cls.needle,)
+        from migrate.needles import TF1_CODE
+
+        needles = () if cls.needle is None else (
+            cls.needle if isinstance(cls.needle, tuple) else (cls.needle,))
+        if cls.tf1_only:
+            needles = (*needles, TF1_CODE)
         memo = {} if memo is None else memo
         for needle in needles:
             hit = memo.get(id(needle))

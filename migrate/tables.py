@@ -11,7 +11,9 @@ PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_upgr
 @functools.lru_cache(maxsize=None)
 def upgrade_tables() -> dict:
     with open(PATH, encoding="utf-8") as handle:
-        return json.load(handle)
+        data = json.load(handle)
+    data["tf2_symbols_set"] = frozenset(data.get("tf2_symbols", ()))
+    return data
 
 
 def owned_by_rules(v1: str) -> bool:

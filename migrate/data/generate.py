@@ -16,16 +16,49 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
-# handled by our own rules, never by the generic rename pass
-OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.summary.")
+# handled by our own rules, never by the generic rename pass. "tf.keras.": the tables target
+# TF 2.0-era Keras and are wrong under Keras 3 (tf.keras.optimizers.Adam ->
+# optimizers.legacy.Adam, initializers -> compat.v1, track_tf1_style_variables -> compat.v1).
+OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.summary.", "tf.keras.")
 
 
 def build() -> dict:
+    """Reads the tables of the installed TensorFlow, configured as users get it by default
+    (Keras 3 behind tf.keras): which TF1 names are still valid TF2 depends on that."""
+    import sys
+
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if "tensorflow" not in sys.modules:
+        os.environ.pop("TF_USE_LEGACY_KERAS", None)
+    elif os.environ.get("TF_USE_LEGACY_KERAS"):
+        raise RuntimeError("run the generator in a fresh process without TF_USE_LEGACY_KERAS")
     import tensorflow as tf
     from tensorflow.tools.compatibility import tf_upgrade_v2
 
     spec = tf_upgrade_v2.TFAPIChangeSpec()
+
+    def tf2_object(name):
+        """The TF2 object a TF1 name still resolves to, else None."""
+        if not name.startswith("tf."):
+            return None
+        obj = tf
+        for part in name.split(".")[1:]:
+            try:
+                obj = getattr(obj, part)
+            except Exception:
+                return None
+        return obj
+
+    def tf2_keywords(name, keywords):
+        """Which of these keywords the TF2 function of that name still accepts."""
+        import inspect
+
+        obj = tf2_object(name)
+        try:
+            params = inspect.signature(obj).parameters if obj is not None else {}
+        except (TypeError, ValueError):
+            return sorted(keywords)  # unknown: treat as ambiguous
+        return sorted(k for k in keywords if k in params)
 
     def text(value):
         return value[1] if isinstance(value, tuple) else str(value)
@@ -45,6 +78,11 @@ def build() -> dict:
                              if serious(m)}
                          for k, v in sorted(spec.function_arg_warnings.items()) if k.startswith("tf.")},
         "transformed": sorted(k for k in spec.function_transformers if k.startswith("tf.")),
+        # TF1 names that are valid TF2 too (same spelling, possibly another meaning): the rules
+        # change them only in files that use TF1-only APIs
+        "tf2_symbols": sorted(k for k in spec.symbol_renames if tf2_object(k) is not None),
+        "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
+                         if tf2_keywords(k, v)},
     }
 
 

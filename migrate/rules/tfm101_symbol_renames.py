@@ -13,7 +13,9 @@ class SymbolRenames(SymbolRule):
 Symbols that moved in TensorFlow 2 (most TF1-only APIs live under tf.compat.v1 now)
 are renamed with TensorFlow's own tables (renames_v2 / all_renames_v2), resolved through
 your imports, so `tf1.Session`, `from tensorflow import placeholder` and `tf.Session`
-all match and a local variable called `tf` does not. tf.layers.*, tf.contrib.* and TF1
+all match and a local variable called `tf` does not. Names that are valid TF2 too
+(`tf.where`, `tf.nn.conv2d`, ...) are renamed only in files that use TF1-only APIs, so
+TF2 code is never pushed into compat.v1. tf.layers.*, tf.contrib.*, tf.keras.* and TF1
 summaries are left to their own rules (TFM2xx, TFM105, TFM106), which do better than a
 rename into tf.compat.v1.
 """
@@ -36,8 +38,11 @@ with tf.compat.v1.variable_scope("encoder"):
         old = ctx.v1(node)
         if not old or owned_by_rules(old):
             return
-        new = upgrade_tables()["symbol_renames"].get(old)
+        tables = upgrade_tables()
+        new = tables["symbol_renames"].get(old)
         if not new or new == old:
             return
+        if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file():
+            return  # valid TF2 too (tf.where, ...): only TF1 code means the TF1 API
         finding = self.report(node, f"{old} is {new} in TF2")
         finding.replace(node, ctx.tf(finding, new[len("tf."):]))

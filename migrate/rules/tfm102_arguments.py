@@ -15,7 +15,10 @@ class ArgumentChanges(Rule):
     explanation = """
 Some TF1 functions changed their argument order or keyword names in TF2. Positional
 arguments are turned into keywords using the TF1 order, then keywords are renamed, both
-from TensorFlow's own tables (reorders_v2, tf_upgrade_v2 keyword renames). A keyword that
+from TensorFlow's own tables (reorders_v2, tf_upgrade_v2 keyword renames). Keywords TF2 no
+longer accepts are renamed anywhere; positional arguments and keywords TF2 still accepts
+only in files that use TF1-only APIs (TF2 code means TF2's order: `tf.nn.convolution` put
+`strides` before `padding`). A keyword that
 TF2 removed is dropped only when tf_upgrade_v2 drops it; the finding names it.
 """
     before = """
@@ -33,8 +36,13 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
             return
         old = self.ctx.v1(node.func)
         tables = upgrade_tables()
-        order = tables["reorders"].get(old)
-        renames = tables["keyword_renames"].get(old, {})
+        tf1 = self.ctx.is_tf1_file()
+        # positional order: ambiguous (TF2 has its own) unless the file is TF1 code;
+        # keywords TF2 still accepts: likewise; the other renamed keywords are TF1-only
+        order = tables["reorders"].get(old) if tf1 else None
+        ambiguous = set(tables["tf2_keywords"].get(old, ()))
+        renames = {k: v for k, v in tables["keyword_renames"].get(old, {}).items()
+                   if tf1 or k not in ambiguous}
         if not order and not renames:
             return
         plan, notes = [], []  # per argument: the keyword it gets, "" to keep it, None to drop it

@@ -32,7 +32,8 @@ y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
         tables = upgrade_tables()
         if tables["symbol_renames"].get(old, "").startswith("tf.compat.v1."):
             return  # TFM101 moves it to compat.v1, which keeps the TF1 behaviour
-        message = tables["function_warnings"].get(old)
+        # whole-function notes describe TF1 code; a TF1-only keyword (below) is TF1 by itself
+        message = tables["function_warnings"].get(old) if self.ctx.is_tf1_file() else None
         if message:
             self.report(node, f"{old}: {message}")
         for a in node.args:
@@ -40,6 +41,6 @@ y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
                 warn = tables["arg_warnings"].get(old, {}).get(a.keyword.value)
                 if warn:
                     self.report(a, f"{old}: {warn}")
-        if old in tables["transformed"] and not message:
+        if old in tables["transformed"] and not message and self.ctx.is_tf1_file():
             self.report(node, f"{old} changed in TF2 (tf_upgrade_v2 rewrites it with a custom "
                               "transform); check the call against the TF2 API")

@@ -1,6 +1,4 @@
 """TFM106: TF1 summary ops -> TF2 summaries."""
-import re
-
 import libcst as cst
 
 from migrate import needles
@@ -18,8 +16,7 @@ OPS = {
 DATA = {"tensor", "values"}
 TF2_KEYWORDS = {"data", "step", "description", "buckets", "encoding"}
 TF1_KEYWORDS = {"tensor", "values", "collections", "family"}
-TF1_SIGNALS = re.compile(r"merge_all|FileWriter|\bSession\(|placeholder\(|get_variable\(|"
-                         r"variable_scope\(|\.layers\.[a-z]|compat\.v1")
+
 GRAPH_ONLY = {
     "merge_all": "tf.summary.create_file_writer(logdir) and `with writer.as_default(step=step):` "
                  "around the tf.summary calls",
@@ -57,13 +54,6 @@ tf.summary.image("inputs", data=images, max_outputs=4)
 merged = tf.summary.merge_all()  # reported: use tf.summary.create_file_writer(...).as_default(step=...)
 """
 
-    def _tf1_file(self) -> bool:
-        cached = self.ctx.shared.get("tfm106_tf1")
-        if cached is None:
-            cached = bool(TF1_SIGNALS.search(self.ctx.module.code))
-            self.ctx.shared["tfm106_tf1"] = cached
-        return cached
-
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.v1(node.func)
         if not name or not name.startswith("tf.summary."):
@@ -79,7 +69,7 @@ merged = tf.summary.merge_all()  # reported: use tf.summary.create_file_writer(.
         if keywords & TF2_KEYWORDS:
             return  # already a TF2 summary call
         compat = (self.ctx.qualname(node.func) or "").startswith("tensorflow.compat.v1.")
-        if not (compat or keywords & TF1_KEYWORDS or self._tf1_file()):
+        if not (compat or keywords & TF1_KEYWORDS or self.ctx.is_tf1_file()):
             return  # name + data alone is valid TF2 too
         roles = []
         for index, a in enumerate(node.args):

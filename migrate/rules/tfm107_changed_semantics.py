@@ -27,6 +27,10 @@ Some TF1 calls still run in TF2 but silently change meaning:
   arguments go to `tf.compat.v1.name_scope`.
 - `tf.strings.split`: TF2 returns a RaggedTensor, TF1 a SparseTensor; it goes to
   `tf.compat.v1.strings.split`.
+
+Since the same calls are valid TF2, they are changed only in TF1 code: a `keep_prob=`
+keyword, or a file using TF1-only APIs (Session, placeholder, get_variable, variable_scope,
+tf.layers, tf.contrib, compat.v1, ...). TF2 code is left alone.
 """
     before = """
 h = tf.nn.dropout(h, 0.9)
@@ -42,14 +46,16 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
         if not qualname or qualname.startswith("tensorflow.compat."):
             return
         name = self.ctx.v1(node.func)
-        if name == "tf.nn.dropout":
+        tf1 = self.ctx.is_tf1_file()  # these calls are valid TF2 too: only fix TF1 code
+        if name == "tf.nn.dropout" and (tf1 or any(a.keyword and a.keyword.value == "keep_prob"
+                                                   for a in node.args)):
             self._dropout(node)
-        elif name == "tf.nn.softmax_cross_entropy_with_logits":
+        elif name == "tf.nn.softmax_cross_entropy_with_logits" and tf1:
             self._xent(node)
         elif name == "tf.name_scope" and (len(node.args) > 1 or any(
                 a.keyword and a.keyword.value in ("default_name", "values") for a in node.args)):
             self._to_compat(node, "name_scope", "tf.name_scope takes one name in TF2")
-        elif name == "tf.strings.split":
+        elif name == "tf.strings.split" and tf1:
             self._to_compat(node, "strings.split", "tf.strings.split returns a RaggedTensor in TF2 "
                                                    "(a SparseTensor in TF1)")
 
