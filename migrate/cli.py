@@ -279,7 +279,7 @@ def _under(path: str, root: str) -> bool:
 def _write_names(folder: str, files: dict) -> None:
     """Merge this run's name maps into ``folder/tf-migrate-names.json``."""
     from migrate.files import atomic_write
-    from migrate.names import FORMAT, merge
+    from migrate.names import merge
 
     path = os.path.join(folder, NAMES_FILE)
     existing = None
@@ -291,7 +291,6 @@ def _write_names(folder: str, files: dict) -> None:
             existing = None
     data = merge(existing, files)
     atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
-    assert data["format"] == FORMAT
 
 
 # -- lint ----------------------------------------------------------------------

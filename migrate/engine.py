@@ -78,10 +78,6 @@ class FileContext:
         return hit
 
     # -- tree position ---------------------------------------------------------
-    @property
-    def node(self) -> cst.CSTNode:
-        return self.stack[-1]
-
     def parent(self, depth: int = 1) -> Optional[cst.CSTNode]:
         index = len(self.stack) - 1 - depth
         return self.stack[index] if index >= 0 else None

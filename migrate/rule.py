@@ -148,12 +148,6 @@ def all_rules() -> Dict[str, Type[Rule]]:
     return _REGISTRY
 
 
-def select_rules(select: Sequence[str] = (), ignore: Sequence[str] = (),
-                 lint_only: bool = False) -> List[Type[Rule]]:
-    codes = select_codes(select, ignore, lint_only)
-    return [all_rules()[c] for c in codes]
-
-
 def rule_index() -> Dict[str, bool]:
     """``{code: runs on lint}`` for every rule, without importing the rules when the
     cache holds the index for this exact version of the tool (fast warm runs)."""
