@@ -195,6 +195,11 @@ class Bundle:
             return np.dtype(ml_dtypes.bfloat16)
         return np.dtype(kind)
 
+    def locate(self, name: str) -> Tuple[str, int, int]:
+        """(data file, offset, size in bytes) of a tensor."""
+        _, _, shard, offset, size = self._raw[name]
+        return self._shard(shard), offset, size
+
     def chunks(self, name: str, buffer: bytearray) -> Iterator[bytearray]:
         """The tensor's raw bytes, ``len(buffer)`` at a time, read into ``buffer`` itself
         (no allocation per chunk: use each chunk before asking for the next). The last,

@@ -223,33 +223,71 @@ def _difference(a, b, rtol: float, atol: float):
 
 
 STREAM = 8 << 20  # bytes per streamed chunk (a multiple of every itemsize)
-_BUFFERS: list = []  # two chunk buffers, allocated once per process
-
-
-def _buffers() -> list:
-    if not _BUFFERS:
-        _BUFFERS.extend([bytearray(STREAM), bytearray(STREAM)])
-    return _BUFFERS
 
 
 def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: float):
-    """Compare two bundle tensors chunk by chunk: equal chunks cost one memcmp, and
-    memory stays at a few chunks whatever the tensor's size."""
+    """Compare two bundle tensors chunk by chunk. A reader thread fills NEW's chunks into
+    two buffers in turn (file reads release the GIL) while this thread reads OLD's and
+    compares; a buffer goes back to the reader only once compared. Equal chunks cost one
+    memcmp, and memory stays at three chunk buffers whatever the tensor's size."""
+    import queue
+    import threading
+
     import numpy as np
 
     from migrate.bundle import BundleError
 
     dtype = old.bundle.numpy_dtype(okey)
+    path, offset, total = new.bundle.locate(nkey)
+    free: "queue.Queue" = queue.Queue()
+    full: "queue.Queue" = queue.Queue()
+    for _ in range(2):
+        free.put(bytearray(STREAM))
+    failure: list = []
+
+    def reader() -> None:
+        try:
+            with open(path, "rb", buffering=0) as handle:
+                handle.seek(offset)
+                left = total
+                while left:
+                    buffer = free.get()
+                    if buffer is None:
+                        return  # the comparison stopped early
+                    n = min(STREAM, left)
+                    view, got = memoryview(buffer)[:n], 0
+                    while got < n:
+                        read = handle.readinto(view[got:])
+                        if not read:
+                            raise BundleError(f"{nkey}: the data file is truncated")
+                        got += read
+                    full.put((buffer, n))
+                    left -= n
+        except (OSError, BundleError) as exc:
+            failure.append(exc)
+        full.put(None)
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
     same, max_abs, max_rel = True, 0.0, 0.0
-    buffers = _buffers()
     try:
-        for ca, cb in zip(old.bundle.chunks(okey, buffers[0]), new.bundle.chunks(nkey, buffers[1])):
-            if ca == cb:  # bytearray equality is one memcmp
-                continue
-            s, a, r = _difference(np.frombuffer(ca, dtype), np.frombuffer(cb, dtype), rtol, atol)
-            same, max_abs, max_rel = same and s, max(max_abs, a), max(max_rel, r)
+        for ca in old.bundle.chunks(okey, bytearray(STREAM)):
+            item = full.get()
+            if item is None:
+                break
+            buffer, n = item
+            cb = buffer if n == len(buffer) else buffer[:n]
+            if ca != cb:  # bytearray equality is one memcmp
+                s, a, r = _difference(np.frombuffer(ca, dtype), np.frombuffer(cb, dtype), rtol, atol)
+                same, max_abs, max_rel = same and s, max(max_abs, a), max(max_rel, r)
+            free.put(buffer)
     except BundleError as exc:
-        raise CkptError(f"cannot read {okey}/{nkey}: {exc}") from None
+        raise CkptError(f"cannot read {okey}: {exc}") from None
+    finally:
+        free.put(None)
+        thread.join()
+    if failure:
+        raise CkptError(f"cannot read {nkey}: {failure[0]}")
     return same, max_abs, max_rel
 
 

@@ -250,3 +250,26 @@ def test_convert_with_model_factory(tf1, tmp_path):
     assert compare(tf1, tmp_path / "new" / "model")[0].returncode == 0
     bad = cli("ckpt", "convert", tf1, tmp_path / "x", "--model", f"{factory}:nope")
     assert bad.returncode == 2 and "no callable" in bad.stderr
+
+
+def test_streamed_comparison_across_chunks(tmp_path):
+    """A tensor larger than one streamed chunk (8 MB), differing only in its last chunk."""
+    values = np.arange(3 * 2**20, dtype=np.float32)  # 12 MB: one full chunk and a tail
+
+    def save(directory, data):
+        with tf.Graph().as_default():
+            v = v1.Variable(data, name="big")
+            saver = v1.train.Saver([v])
+            with v1.Session() as session:
+                session.run(v1.global_variables_initializer())
+                return saver.save(session, str(directory / "model"))
+
+    a = save(tmp_path / "a", values)
+    same = save(tmp_path / "same", values.copy())
+    changed = values.copy()
+    changed[-5] += 2.5
+    b = save(tmp_path / "b", changed)
+    assert compare(a, same)[0].returncode == 0
+    out, data = compare(a, b)
+    assert out.returncode == 1
+    assert data["mismatched"][0]["max_abs"] == pytest.approx(2.5)
