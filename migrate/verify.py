@@ -16,8 +16,11 @@
    directory (``tf1/model``, ``tf2/model``) for ``tf-migrate ckpt compare``.
 
 Random ops: both runs use tf_keras's DeterministicRandomTestTool ("constant"),
-which aligns initializers and TF ops, but not the random generator Keras
-``Dropout`` uses in training mode; compare inference paths (the default).
+which seeds every random op alike. A seeded stateful op inside the traced legacy
+layer still advances on each execution, and the migrated side must run once to
+create its variables before the checkpoint loads, so random draws in training
+mode (Dropout with training=True) are not compared: compare inference paths
+(the default).
 """
 from __future__ import annotations
 
