@@ -11,6 +11,24 @@ import pytest
 pytest.importorskip("tensorflow")
 
 MODELS = {
+    "tf1_layers_as_attributes": ("""
+        import tensorflow as tf
+
+
+        class Head(tf.keras.layers.Layer):
+            def __init__(self, units):
+                super().__init__()
+                self.units = units
+
+            def call(self, x):
+                with tf.variable_scope("head"):
+                    h = tf.layers.dense(x, self.units, activation=tf.nn.relu, name="hidden")
+                    return tf.layers.dense(h, 3, name="logits")
+
+
+        def make():
+            return tf.keras.Sequential([tf.keras.Input(shape=(5,)), Head(8)])
+        """, 4, 4),
     "tf1_layers_in_call": ("""
         import tensorflow as tf
 
@@ -119,6 +137,8 @@ def test_migrated_model_tracks_everything(name, tmp_path):
     migrated = tmp_path / "out" / f"{name}.py"
     text = migrated.read_text()
     assert "tf.Variable(" not in text and "tf.layers." not in text
+    if name == "tf1_layers_as_attributes":  # plain Keras: attributes made in __init__, no shims
+        assert "self.head_hidden = tf.keras.layers.Dense(" in text and "shims" not in text
     for generation in (False, True):
         result = run(migrated, expected, trainable, tmp_path / f"ck{generation}", generation)
         assert result.returncode == 0, f"legacy={generation}: " + result.stderr[-2500:]

@@ -1,9 +1,11 @@
 """TFM201: functional tf.layers calls -> Keras layer objects created once."""
+import re
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
 from migrate.cstutil import arg, call, code, fresh_name, string_value
+from migrate.resolver import local_names
 from migrate import needles
 from migrate.keras_weights import is_keras_class
 from migrate.rule import Rule
@@ -64,11 +66,17 @@ Every argument maps to the Keras constructor or to the call (`training` for drop
 batch norm, made explicit with TF1's default `training=False`); literal-None defaults are
 dropped; `reuse` is expressed by sharing one object.
 
-- Inside functions and methods the layer is created once per variable scope with
-  `shims.get_or_create_layer(name, factory)`, keyed like TF1 named it (unnamed layers get
-  TF1's `dense`, `dense_1`, ... auto-names), so the function runs under
-  `shims.legacy_layer(fn)` with every variable created once, tracked, and loadable from
-  the TF1 checkpoint. Methods of Keras layers/models get `@shims.track_tf1_style_variables`.
+- In methods of Keras layers/models the layer becomes an attribute created once at the
+  end of `__init__` (`self.<scope>_<name>`), called at the original site, when that is
+  provably equivalent: not in a loop, literal scope and layer names, constructor
+  arguments free of the method's locals. Calls with the same name share one attribute.
+- Everywhere else inside functions and methods (free functions like BERT's
+  `attention_layer`, plain classes, the cases above that are not provable) the layer is
+  created once per variable scope with `shims.get_or_create_layer(name, factory)`, keyed
+  like TF1 named it (unnamed layers get TF1's `dense`, `dense_1`, ... auto-names), so the
+  function runs under `shims.legacy_layer(fn)` with every variable created once, tracked,
+  and loadable from the TF1 checkpoint. Keras methods on this route get
+  `@shims.track_tf1_style_variables`.
 - At module level (eager scripts) one object is created before its first use and reused
   by every call with the same name.
 """
@@ -172,28 +180,9 @@ def encoder(x):
         keras = ctx.tf(finding, f"keras.layers.{keras_class}")
 
         if func is None:  # module level: one object, created before first use
-            layers = ctx.shared.setdefault("tfm201_module", {})
-            key = literal_name if literal_name is not None else None
-            if key is not None and key in layers:
-                variable = layers[key]
-            else:
-                variable = fresh_name(self.ctx, literal_name or f"{function}_layer")
-                if key is not None:
-                    layers[key] = variable
-                ctor_args, _ = build(node)
-                statement = cst.SimpleStatementLine([cst.Assign(
-                    targets=[cst.AssignTarget(cst.Name(variable))],
-                    value=call(keras, ctor_args))])
-                finding.insert_before(ctx.stack[1], [statement])
-                scope = self._static_scope()
-                if scope is not None:
-                    finding.names[(scope + "/" if scope else "") + (literal_name or function)] = variable
-
-            def replace_module(updated: cst.Call) -> cst.Call:
-                _, call_args = build(updated)
-                return call(cst.Name(variable), call_args)
-
-            finding.replace(node, replace_module)
+            self._module_route(finding, node, function, keras, build, literal_name)
+            return
+        if self._attribute_route(finding, node, func, function, keras, build, name_node, literal_name):
             return
 
         shim = cst.parse_expression("shims.get_or_create_layer")
@@ -216,6 +205,115 @@ def encoder(x):
 
         finding.replace(node, replace_shim)
 
+    def _module_route(self, finding, node, function, keras, build, literal_name) -> None:
+        ctx = self.ctx
+        layers = ctx.shared.setdefault("tfm201_module", {})
+        captured = {}
+        if literal_name is not None and literal_name in layers:
+            variable = layers[literal_name]
+        else:
+            variable = fresh_name(ctx, literal_name or f"{function}_layer")
+            if literal_name is not None:
+                layers[literal_name] = variable
+
+            def statement():  # from the rewritten call, so inner renames are kept
+                ctor_args, _ = build(captured["call"])
+                return [cst.SimpleStatementLine([cst.Assign(
+                    targets=[cst.AssignTarget(cst.Name(variable))], value=call(keras, ctor_args))])]
+
+            finding.insert_before(ctx.stack[1], statement)
+            scope = self._static_scope(0)
+            if scope is not None:
+                finding.names[(scope + "/" if scope else "") + (literal_name or function)] = variable
+
+        def replace_module(updated: cst.Call) -> cst.Call:
+            captured["call"] = updated
+            _, call_args = build(updated)
+            return call(cst.Name(variable), call_args)
+
+        finding.replace(node, replace_module)
+
+    def _attribute_route(self, finding, node, func, function, keras, build, name_node, literal_name) -> bool:
+        """In a Keras layer/model: ``self.<attr> = Layer(...)`` at the end of ``__init__``
+        and ``self.<attr>(...)`` at the call site, when that is provably equivalent: not in
+        a loop, literal scope and layer names, constructor arguments free of the method's
+        locals, and an ``__init__`` to put it in. Returns False to use the shim route."""
+        ctx = self.ctx
+        stack = ctx.stack
+        index = next(i for i, n in enumerate(stack) if n is func)
+        classdef = stack[index - 2] if index >= 2 and isinstance(stack[index - 2], cst.ClassDef) else None
+        if classdef is None or not is_keras_class(ctx, classdef) or not func.params.params:
+            return False
+        init = next((s for s in classdef.body.body
+                     if isinstance(s, cst.FunctionDef) and s.name.value == "__init__"), None)
+        if init is None or func is init:
+            return False
+        if any(isinstance(n, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.DictComp,
+                              cst.GeneratorExp, cst.Lambda)) for n in stack[index + 1:]):
+            return False  # made once per iteration in TF1
+        if name_node is not None and literal_name is None and not (
+                isinstance(name_node, cst.Name) and name_node.value == "None"):
+            return False  # a name computed at run time
+        scope = self._static_scope(index)
+        if scope is None:
+            return False
+        owner = func.params.params[0].name.value
+        ctor_args, _ = build(node)
+        free = _Names()
+        for a in ctor_args:
+            a.value.visit(free)
+        if free.names & (local_names(func) - {owner}):
+            return False  # the constructor needs values computed in the method
+        key = (id(classdef), scope, literal_name) if literal_name is not None else None
+        attrs = ctx.shared.setdefault("tfm201_attrs", {})
+        state = ctx.shared.setdefault(("tfm201_class", id(classdef)), None)
+        if state is None:
+            existing = set(re.findall(rf"\b{owner}\.(\w+)", code(classdef)))
+            state = {"items": [], "taken": existing}
+            ctx.shared[("tfm201_class", id(classdef))] = state
+            finding.replace(classdef, lambda updated: self._add_to_init(updated, state))
+        if key is not None and key in attrs:
+            attr = attrs[key]
+        else:
+            wanted = "_".join(p for p in (scope.replace("/", "_"), literal_name or f"{function}_layer") if p)
+            attr, n = wanted, 1
+            while attr in state["taken"]:
+                attr, n = f"{wanted}_{n}", n + 1
+            state["taken"].add(attr)
+            item = {"attr": attr, "owner": owner, "keras": keras, "build": build}
+            state["items"].append(item)
+            if key is not None:
+                attrs[key] = attr
+            if literal_name is not None:
+                finding.names[(scope + "/" if scope else "") + literal_name] = attr
+
+            def capture(updated: cst.Call) -> cst.Call:
+                item["call"] = updated
+                return updated
+
+            finding.replace(node, capture)
+
+        def replace_attribute(updated: cst.Call) -> cst.Call:
+            _, call_args = build(updated)
+            return call(cst.Attribute(cst.Name(owner), cst.Name(attr)), call_args)
+
+        finding.replace(node, replace_attribute)
+        return True
+
+    def _add_to_init(self, classdef: cst.ClassDef, state: dict) -> cst.ClassDef:
+        statements = []
+        for item in state["items"]:
+            ctor_args, _ = item["build"](item["call"])
+            target = cst.Attribute(cst.Name(item["owner"]), cst.Name(item["attr"]))
+            statements.append(cst.SimpleStatementLine([cst.Assign(
+                [cst.AssignTarget(target)], call(item["keras"], ctor_args))]))
+        body = list(classdef.body.body)
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+                body[i] = stmt.with_changes(body=stmt.body.with_changes(body=[*stmt.body.body, *statements]))
+                break
+        return classdef.with_changes(body=classdef.body.with_changes(body=body))
+
     def _decorate_keras_method(self, finding, func: cst.FunctionDef) -> None:
         """Methods of Keras layers/models need the shim scope for get_or_create_layer."""
         classdef = self.ctx.enclosing(cst.ClassDef)
@@ -233,10 +331,11 @@ def encoder(x):
         finding.replace(func, lambda updated: updated.with_changes(
             decorators=[*updated.decorators, decorator]))
 
-    def _static_scope(self) -> Optional[str]:
-        """The variable scope at a module-level call when every enclosing scope is a literal."""
+    def _static_scope(self, start: int) -> Optional[str]:
+        """The variable scope opened by the ``with`` statements below ``stack[start]`` when
+        every one of them names a literal scope, else None."""
         parts = []
-        for node in self.ctx.stack:
+        for node in self.ctx.stack[start:]:
             if isinstance(node, cst.With):
                 for item in node.items:
                     if isinstance(item.item, cst.Call) and (self.ctx.v1(item.item.func) or "").endswith(
@@ -247,3 +346,22 @@ def encoder(x):
                             return None
                         parts.append(value)
         return "/".join(parts)
+
+
+class _Names(cst.CSTVisitor):
+    """Names an expression reads (not attribute or keyword names)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
