@@ -1,6 +1,7 @@
 """Small libcst helpers shared by rules."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Optional
 
 import libcst as cst
@@ -79,3 +80,36 @@ def fresh_name(ctx, wanted: str) -> str:
         n += 1
     taken.add(candidate)
     return candidate
+
+
+class NameReads(cst.CSTVisitor):
+    """Counts the names code reads: bare names and the roots of attribute chains (``tf``
+    in ``tf.x.y``), not attribute names, keyword names, or anything in imports."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.uses: Counter = Counter()
+
+    def visit_Import(self, node) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node) -> bool:
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.uses[node.value] += 1
+
+
+def names_read(*nodes: cst.CSTNode) -> Counter:
+    visitor = NameReads()
+    for node in nodes:
+        node.visit(visitor)
+    return visitor.uses

@@ -8,13 +8,13 @@ drops TensorFlow imports the edits left unused, and re-parses the result.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from migrate.cstutil import names_read
 from migrate.errors import EngineError
 from migrate.resolver import Resolver, keras_name, local_names, v1name
 from migrate.rule import Finding, Rule
@@ -210,37 +210,6 @@ class _Apply(cst.CSTTransformer):
         return updated_node
 
 
-class _Uses(cst.CSTVisitor):
-    """Counts loads of root names (``tf`` in ``tf.x.y``), outside imports."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.uses: Counter = Counter()
-
-    def visit_Import(self, node) -> bool:
-        return False
-
-    def visit_ImportFrom(self, node) -> bool:
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.uses[node.value] += 1
-
-
-def _uses(module: cst.Module) -> Counter:
-    visitor = _Uses()
-    module.visit(visitor)
-    return visitor.uses
-
-
 class _DropImports(cst.CSTTransformer):
     def __init__(self, names: Set[str]) -> None:
         super().__init__()
@@ -374,7 +343,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     new_module = module.visit(_Apply(fixes))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
-    before, after = _uses(module), _uses(new_module)
+    before, after = names_read(module), names_read(new_module)
     orphaned = {n for n in ctx.resolver.bindings if before[n] > 0 and after[n] == 0}
     if orphaned:
         new_module = new_module.visit(_DropImports(orphaned))

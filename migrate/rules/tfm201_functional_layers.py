@@ -4,7 +4,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.cstutil import arg, call, code, fresh_name, string_value
+from migrate.cstutil import arg, call, code, fresh_name, names_read, string_value
 from migrate.resolver import local_names
 from migrate import needles
 from migrate.keras_weights import is_keras_class
@@ -259,10 +259,7 @@ def encoder(x):
             return False
         owner = func.params.params[0].name.value
         ctor_args, _ = build(node)
-        free = _Names()
-        for a in ctor_args:
-            a.value.visit(free)
-        if free.names & (local_names(func) - {owner}):
+        if set(names_read(*(a.value for a in ctor_args))) & (local_names(func) - {owner}):
             return False  # the constructor needs values computed in the method
         key = (id(classdef), scope, literal_name) if literal_name is not None else None
         attrs = ctx.shared.setdefault("tfm201_attrs", {})
@@ -347,21 +344,3 @@ def encoder(x):
                         parts.append(value)
         return "/".join(parts)
 
-
-class _Names(cst.CSTVisitor):
-    """Names an expression reads (not attribute or keyword names)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.names = set()
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)

@@ -4,7 +4,7 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate.cstutil import code
+from migrate.cstutil import NameReads, code
 from migrate.keras_weights import add_weight, is_variable_call, variable_arguments
 from migrate.resolver import local_names
 from migrate import needles
@@ -12,13 +12,12 @@ from migrate.rule import Rule
 from migrate.rules.tfm302_raw_variables import owner_method, self_name
 
 
-class _Inputs(cst.CSTVisitor):
-    """Which names an expression reads, and whether ``inputs`` appears other than as ``inputs.shape``."""
+class _Inputs(NameReads):
+    """Names an expression reads, and whether ``inputs`` appears other than as ``inputs.shape``."""
 
     def __init__(self, inputs: Optional[str]) -> None:
         super().__init__()
         self.inputs = inputs
-        self.names = set()
         self.bad_inputs = False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
@@ -26,17 +25,12 @@ class _Inputs(cst.CSTVisitor):
             if node.attr.value != "shape":
                 self.bad_inputs = True
             return False
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
+        return super().visit_Attribute(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         if node.value == self.inputs:
             self.bad_inputs = True
-        self.names.add(node.value)
+        super().visit_Name(node)
 
 
 class _ShapeToInputShape(cst.CSTTransformer):
@@ -156,7 +150,7 @@ class Scale(tf.keras.layers.Layer):
         if reads.bad_inputs:
             return f"its value uses {inputs} itself, not only {inputs}.shape"
         locals_ = local_names(func) - {owner, inputs}
-        clash = sorted(reads.names & locals_)
+        clash = sorted(set(reads.uses) & locals_)
         if clash:
             return f"its value uses locals of call(): {', '.join(clash)}"
         return None
