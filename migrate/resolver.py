@@ -91,7 +91,12 @@ class Resolver:
         target = self.aliases.get(head)
         if target is None or self.is_shadowed(head):
             return None
-        return f"{target}.{rest}" if rest else target
+        name = f"{target}.{rest}" if rest else target
+        # tf.compat.v2.compat.v1.X (tf_keras's spelling) is tf.compat.v1.X
+        for prefix in ("tensorflow.compat.v2.compat.v1", "tensorflow.compat.v1.compat.v1"):
+            if name == prefix or name.startswith(prefix + "."):
+                return "tensorflow.compat.v1" + name[len(prefix):]
+        return name
 
     def tf_alias(self) -> Optional[str]:
         """A local name bound to the ``tensorflow`` package itself, preferring ``tf``."""

@@ -15,6 +15,7 @@ class GetVariableEager(Rule):
     needle = (needles.Needle(("get_variable",)), needles.TRACED)
     summary = "get_variable in eager code outside a shim scope creates a new variable per call"
     fixable = True
+    lint = True
     explanation = """
 Outside TF1 graph mode, `tf.compat.v1.get_variable` has no variable store to reuse from:
 called from a Keras `call()` or a tf.function it creates a new, untracked variable on every
