@@ -367,6 +367,13 @@ def _ckpt_call(fn):
         fail(f"{type(exc).__name__}: {exc}")
 
 
+def _needs_numpy() -> None:
+    try:
+        import numpy  # noqa: F401  (the ckpt commands use it anyway)
+    except ImportError:
+        fail("the ckpt commands need numpy: pip install 'tf-migrate[tf]' (or numpy)")
+
+
 def _name_map(path: Optional[str]):
     from migrate.names import NameMap
 
@@ -383,6 +390,7 @@ def ckpt_ls(path: str = typer.Argument(..., help="Checkpoint prefix, directory o
             fmt: str = typer.Option("text", "--format", help="text or json."),
             everything: bool = typer.Option(False, "--all", help="Include bookkeeping and slots.")) -> None:
     """List variables: names, shapes, dtypes, sizes."""
+    _needs_numpy()
     from migrate.ckpt import open_side
 
     side = _ckpt_call(lambda: open_side(path, slots=everything, everything=everything))
@@ -421,6 +429,7 @@ def ckpt_compare(
     fmt: str = typer.Option("text", "--format", help="text or json."),
 ) -> None:
     """Prove no weight was lost or changed: exit 0 when every variable matches."""
+    _needs_numpy()
     from migrate.ckpt import compare, open_side
 
     mapping = _name_map(name_map)
@@ -493,6 +502,7 @@ def ckpt_convert(
     to: str = typer.Option("tf2", "--to", help="tf2 (default) or tf1 (TF2 -> TF1 names)."),
 ) -> None:
     """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
+    _needs_tf()
     from migrate.ckpt import convert_model, convert_plain, convert_to_tf1, load_factory, open_side
 
     mapping = _name_map(name_map)

@@ -250,3 +250,33 @@ def test_codemod_never_imports_tensorflow():
             "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'tf imported'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+
+
+BLOCKER = '''
+import sys
+BLOCKED = {"tensorflow", "tf_keras", "keras", "numpy"}
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Blocker())
+'''
+
+
+def test_without_tensorflow_or_numpy(tmp_path, cache):
+    """The codemod works with TensorFlow absent; the other commands say what to install."""
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "sitecustomize.py").write_text(BLOCKER)
+    env = {"PYTHONPATH": str(tmp_path / "site")}
+    f = write(tmp_path / "m.py", TF1)
+    upgraded = cli("upgrade", f, "--write", cache=cache, env=env)
+    assert upgraded.returncode == 0, upgraded.stderr
+    assert "tf.compat.v1.Session()" in f.read_text()
+    for args in (["ckpt", "ls", tmp_path / "x"],
+                 ["verify", f"{f}:build", f"{f}:build", "--input", "x:1:float32"],
+                 ["ckpt", "convert", tmp_path / "x", tmp_path / "y"]):
+        out = cli(*args, cache=cache, env=env)
+        assert out.returncode == 2, out.stderr
+        assert "pip install" in out.stderr and "Traceback" not in out.stderr
+        assert len([l for l in out.stderr.splitlines() if l.strip()]) == 1
