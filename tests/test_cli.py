@@ -280,3 +280,16 @@ def test_without_tensorflow_or_numpy(tmp_path, cache):
         assert out.returncode == 2, out.stderr
         assert "pip install" in out.stderr and "Traceback" not in out.stderr
         assert len([l for l in out.stderr.splitlines() if l.strip()]) == 1
+
+
+def test_symlinks_out_of_the_tree_are_not_followed(tmp_path, cache):
+    outside = write(tmp_path / "outside" / "secret.py", TF1)
+    tree = tmp_path / "tree"
+    write(tree / "inside.py", TF1)
+    os.symlink(outside, tree / "link.py")
+    os.symlink(tmp_path / "outside", tree / "linked_dir")
+    out = cli("upgrade", tree, "--write", cache=cache)
+    assert out.returncode == 0, out.stderr
+    assert "tf.compat.v1.Session()" in (tree / "inside.py").read_text()
+    assert outside.read_text() == TF1  # never rewritten through a link
+    assert "1 files scanned" in out.stderr
