@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from migrate.names import NameMap, is_bookkeeping, is_slot, match_names
+from migrate.names import NameMap, is_bookkeeping, is_slot, is_tf1_slot, match_names
 
 
 class CkptError(Exception):
@@ -129,12 +129,7 @@ def _tf_reader(path: str, prefix: str):
 
 
 def _slot(key: str, kind: str) -> bool:
-    if kind == "tf2":
-        return is_slot(key)
-    import re
-
-    return bool(re.search(r"/(Adam|Adam_1|Momentum|RMSProp|RMSProp_1|Adagrad|Ftrl|Ftrl_1)$", key)
-                or re.search(r"(^|/)beta[12]_power$", key))
+    return is_slot(key) if kind == "tf2" else is_tf1_slot(key)
 
 
 def _open_h5(path: str) -> Side:

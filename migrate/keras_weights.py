@@ -152,3 +152,19 @@ def add_weight(ctx, finding, values: dict, owner: cst.BaseExpression, label: str
     if "constraint" in values:
         args.append(arg(values["constraint"], "constraint"))
     return pre, call(cst.Attribute(owner, cst.Name("add_weight")), args)
+
+
+def add_shim_decorator(ctx, finding, method: cst.FunctionDef) -> None:
+    """Give a Keras method ``@shims.track_tf1_style_variables`` once, whichever rules ask."""
+    from migrate.cstutil import code
+
+    if any("track_tf1_style_variables" in code(d.decorator) for d in method.decorators):
+        return
+    done = ctx.shared.setdefault("shim_decorated", set())
+    if id(method) in done:
+        return
+    done.add(id(method))
+    decorator = cst.Decorator(cst.parse_expression("shims.track_tf1_style_variables"))
+    finding.replace(method, lambda updated: updated.with_changes(
+        decorators=[*updated.decorators, decorator]))
+    finding.add_import("import shims")

@@ -50,6 +50,15 @@ def is_slot(key: str) -> bool:
     return SLOT in key or "/.OPTIMIZER_SLOT" in key
 
 
+# optimizer slots and counters a TF1 Saver writes next to the model's variables
+TF1_SLOT = re.compile(r"/(Adam|Adam_\d+|Momentum|RMSProp|RMSProp_\d+|Adagrad|Adadelta|Adadelta_\d+|"
+                      r"Ftrl|Ftrl_\d+|ExponentialMovingAverage)$|(^|/)beta[12]_power$")
+
+
+def is_tf1_slot(key: str) -> bool:
+    return TF1_SLOT.search(key) is not None
+
+
 def is_bookkeeping(key: str) -> bool:
     return bool(BOOKKEEPING.search(key)) or key.startswith("optimizer/")
 

@@ -26,7 +26,6 @@ class FileReport:
     findings: List[dict] = field(default_factory=list)
     names: Dict[str, str] = field(default_factory=dict)
     error: Optional[str] = None
-    cached: bool = False
 
 
 def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
@@ -87,7 +86,7 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
         hit = cache.get(key)
         if hit is not None:
             reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
-                                       hit.get("error"), cached=True)
+                                       hit.get("error"))
             continue
         keys[path] = key
         todo.append((path, raw, codes, fix))

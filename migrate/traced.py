@@ -77,12 +77,13 @@ def module_facts(ctx) -> ModuleFacts:
     facts = ModuleFacts()
     counts: Dict[str, int] = {}
 
-    def count(target: cst.BaseExpression) -> None:
+    def count(target: cst.BaseExpression, rebinds: bool = False) -> None:
+        """One more binding; ``rebinds`` (``x += 1``, a loop target) is reassignment by itself."""
         if isinstance(target, cst.Name):
-            counts[target.value] = counts.get(target.value, 0) + 1
+            counts[target.value] = counts.get(target.value, 0) + (2 if rebinds else 1)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for el in target.elements:
-                count(el.value)
+                count(el.value, rebinds)
 
     for stmt in ctx.module.body:
         if isinstance(stmt, cst.FunctionDef) and tf_function_decorator(ctx, stmt) is not None:
@@ -94,13 +95,12 @@ def module_facts(ctx) -> ModuleFacts:
                         count(t.target)
                         if isinstance(t.target, cst.Name) and isinstance(small.value, (cst.List, cst.Tuple)):
                             facts.python_lists.add(t.target.value)
-                elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+                elif isinstance(small, cst.AnnAssign):
                     count(small.target)
-                    if isinstance(small, cst.AugAssign):
-                        count(small.target)
-        elif isinstance(stmt, (cst.For,)):
-            count(stmt.target)
-            count(stmt.target)
+                elif isinstance(small, cst.AugAssign):
+                    count(small.target, rebinds=True)
+        elif isinstance(stmt, cst.For):
+            count(stmt.target, rebinds=True)
 
     def scan(body, declared) -> None:
         """Statements only: ``global`` names assigned inside functions (no expression walk)."""

@@ -1,17 +1,13 @@
 """load_tf1_checkpoint: a TF1 name-based checkpoint into a TF2 object."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import List, Tuple, Union
 
 import tensorflow as tf
 
-from migrate.names import NameMap, is_bookkeeping, match_names
+from migrate.names import NameMap, is_bookkeeping, is_slot, is_tf1_slot, match_names
 
-# optimizer slots and counters a TF1 Saver writes next to the model
-_TF1_EXTRA = re.compile(r"(/(Adam|Adam_\d+|Momentum|RMSProp|RMSProp_\d+|Adagrad|Adadelta|Adadelta_\d+|"
-                        r"Ftrl|Ftrl_\d+|ExponentialMovingAverage)$)|(^|/)(beta[12]_power|global_step)$")
 
 
 @dataclass
@@ -104,7 +100,7 @@ def load_tf1_checkpoint(obj, path: str, name_map: Union[None, str, NameMap] = No
     report = LoadReport()
     old = {}
     for key in shapes:
-        if is_bookkeeping(key) or _TF1_EXTRA.search(key) or "/.OPTIMIZER_SLOT/" in key:
+        if is_bookkeeping(key) or is_tf1_slot(key) or is_slot(key):
             report.ignored.append(key)
         else:
             old[key] = (tuple(shapes[key]), dtypes[key].name)

@@ -7,7 +7,7 @@ import libcst as cst
 from migrate.cstutil import arg, call, code, fresh_name, names_read, string_value
 from migrate.resolver import local_names
 from migrate import needles
-from migrate.keras_weights import is_keras_class
+from migrate.keras_weights import add_shim_decorator, is_keras_class
 from migrate.rule import Rule
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
@@ -316,17 +316,8 @@ def encoder(x):
         classdef = self.ctx.enclosing(cst.ClassDef)
         if classdef is None or self.ctx.enclosing(cst.FunctionDef) is not func:
             return
-        if not is_keras_class(self.ctx, classdef):
-            return
-        if any("track_tf1_style_variables" in code(d.decorator) for d in func.decorators):
-            return
-        done = self.ctx.shared.setdefault("tfm201_decorated", set())
-        if id(func) in done:
-            return
-        done.add(id(func))
-        decorator = cst.Decorator(cst.parse_expression("shims.track_tf1_style_variables"))
-        finding.replace(func, lambda updated: updated.with_changes(
-            decorators=[*updated.decorators, decorator]))
+        if is_keras_class(self.ctx, classdef):
+            add_shim_decorator(self.ctx, finding, func)
 
     def _static_scope(self, start: int) -> Optional[str]:
         """The variable scope opened by the ``with`` statements below ``stack[start]`` when

@@ -3,6 +3,7 @@ import libcst as cst
 
 from migrate import needles
 from migrate.cstutil import code
+from migrate.keras_weights import add_shim_decorator
 from migrate.rule import Rule
 from migrate.traced import is_keras_call, tf_function_decorator
 
@@ -51,13 +52,7 @@ class Head(tf.keras.layers.Layer):
             finding = self.report(node, "get_variable in Keras call() outside a shim scope: a new "
                                         "variable on every call; the method gets "
                                         "@shims.track_tf1_style_variables")
-            done = self.ctx.shared.setdefault("tfm305_decorated", set())
-            if id(method) not in done:
-                done.add(id(method))
-                decorator = cst.Decorator(cst.parse_expression("shims.track_tf1_style_variables"))
-                finding.replace(method, lambda updated: updated.with_changes(
-                    decorators=[*updated.decorators, decorator]))
-            finding.add_import("import shims")
+            add_shim_decorator(self.ctx, finding, method)
             return
         traced = next((f for f in funcs if tf_function_decorator(self.ctx, f) is not None), None)
         if traced is not None:
