@@ -1,0 +1,335 @@
+"""GraphProgram: TF1 graph-building code run as TF2 functions, eagerly.
+
+A TF1 program builds a graph (placeholders, variables, a train op) and then
+drives it with ``sess.run(fetches, feed_dict)``. ``GraphProgram`` keeps the graph
+code as it is, in a function whose parameters are the former placeholders, and
+runs each distinct ``(fetches, feeds)`` combination as a ``tf.function`` step:
+
+    def build(x, y_):
+        W = tf.Variable(tf.zeros([6, 3]), name="W")
+        loss = ...
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(loss)
+        return {"W": W, "loss": loss, "train_op": train_op}
+
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 6]), y_=tf.TensorSpec([None, 3]))
+    _, loss = program.run(["train_op", "loss"], x=batch_x, y_=batch_y)   # numpy values
+    program.save("ckpt/model", global_step=100)                          # TF1 names
+
+What makes it behave like the TF1 graph:
+
+- **Only what the fetches need runs.** Steps are traced without automatic control
+  dependencies, so fetching ``accuracy`` does not also run the train op: exactly
+  ``sess.run``'s pruning. A fetched op (a train op) runs; its value is ``None``.
+- **Variables are created once, with their TF1 names** (``W``, ``dense/kernel``,
+  ``W/Adam``, ``beta1_power``, ``global_step``, metric totals): raw ``tf.Variable``
+  calls are keyed by their graph name, ``get_variable``/``tf.compat.v1.layers`` go
+  through the TF1-style variable store. Every trace starts with fresh name scopes,
+  so the same code gives the same names in every step function.
+- **Collections are filled as in TF1** (global, trainable, local, metric
+  variables), so ``optimizer.minimize(loss)`` without a ``var_list``,
+  ``tf.compat.v1.trainable_variables()`` and ``global_variables()`` see the
+  program's variables.
+- **Checkpoints use TF1 names** (a ``tf.compat.v1.train.Saver`` over the global
+  variables, in eager mode): checkpoints the TF1 program wrote restore, and what
+  this writes restores into the TF1 graph.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework import func_graph as _func_graph
+from tensorflow.python.framework import ops
+from tensorflow.python.ops import variable_scope as vs
+
+from shims._layer import _EagerVariableStore
+
+_GLOBAL = ops.GraphKeys.GLOBAL_VARIABLES
+_TRAINABLE = ops.GraphKeys.TRAINABLE_VARIABLES
+_LOCAL = ops.GraphKeys.LOCAL_VARIABLES
+
+
+class Default:
+    """A former ``placeholder_with_default``: fed when given, else ``value``."""
+
+    def __init__(self, value, shape=None, dtype=None) -> None:
+        self.value = tf.convert_to_tensor(value, dtype=dtype)
+        shape = self.value.shape if shape is None else tf.TensorShape(shape)
+        self.spec = tf.TensorSpec(shape, self.value.dtype)
+
+
+def _spec(value) -> tf.TensorSpec:
+    if isinstance(value, Default):
+        return value.spec
+    if isinstance(value, tf.TensorSpec):
+        return value
+    if isinstance(value, tf.dtypes.DType):
+        return tf.TensorSpec(None, value)
+    raise TypeError(f"a parameter spec must be a tf.TensorSpec, a dtype or shims.Default, "
+                    f"not {type(value).__name__}")
+
+
+class _Building(threading.local):
+    program: Optional["GraphProgram"] = None
+    graph = None
+
+
+_BUILDING = _Building()
+
+
+def _creator(next_creator, **kwargs):
+    """The variable creator every program step runs under (see GraphProgram)."""
+    program = _BUILDING.program
+    if program is None:
+        return next_creator(**kwargs)
+    return program._create_variable(next_creator, kwargs)
+
+
+def _is_op(value) -> bool:
+    return isinstance(value, tf.Operation)
+
+
+class GraphProgram(tf.Module):
+    """Run a TF1 graph-building function as TF2 step functions (see the module doc).
+
+    ``build(**params)`` builds the graph and returns a mapping of names to graph
+    values (tensors, variables, ops, or nested lists/tuples/dicts of them);
+    ``params`` maps every parameter to a ``tf.TensorSpec`` (a former placeholder)
+    or a :class:`Default` (a former ``placeholder_with_default``).
+    """
+
+    def __init__(self, build: Callable[..., Mapping[str, Any]], name: Optional[str] = None,
+                 **params) -> None:
+        super().__init__(name=name or getattr(build, "__name__", "graph_program").strip("_") or None)
+        self._build = build
+        self._params: Dict[str, Any] = dict(params)
+        self._specs = {key: _spec(value) for key, value in params.items()}
+        self._store = _EagerVariableStore()
+        # TF1 name -> variable, in creation order; and the TF1 collections of each
+        self._by_name: Dict[str, tf.Variable] = {}
+        self._collections: Dict[int, Tuple[str, ...]] = {}
+        self._order: List[tf.Variable] = []
+        self._steps: Dict[Any, Callable] = {}
+        self._built = False
+        self._ops: set = set()  # returned names whose value is an op (fetching gives None)
+
+    # -- variables ---------------------------------------------------------------
+    @property
+    def variables(self) -> Tuple[tf.Variable, ...]:
+        """Every variable the graph created, in creation order (as TF1 listed them)."""
+        self._ensure_built()
+        return tuple(self._order)
+
+    @property
+    def trainable_variables(self) -> Tuple[tf.Variable, ...]:
+        self._ensure_built()
+        return tuple(v for v in self._order if _TRAINABLE in self._collections[id(v)])
+
+    def global_variables(self) -> List[tf.Variable]:
+        """The variables a TF1 ``tf.train.Saver()`` saves (no local/metric variables)."""
+        self._ensure_built()
+        return [v for v in self._order if _GLOBAL in self._collections[id(v)]]
+
+    def variable(self, name: str) -> tf.Variable:
+        """The variable with TF1 name ``name`` (``"dense/kernel"``, ``"W:0"`` works too)."""
+        self._ensure_built()
+        key = name[:-2] if name.endswith(":0") else name
+        try:
+            return self._by_name[key]
+        except KeyError:
+            raise KeyError(f"no variable named {name!r} in this program; it has: "
+                           f"{', '.join(sorted(self._by_name)) or 'none'}") from None
+
+    def _create_variable(self, next_creator, kwargs):
+        collections = kwargs.get("collections")
+        graph = ops.get_default_graph()
+        key = None
+        if graph is _BUILDING.graph:  # created in the step graph: key it by its TF1 name
+            with ops.name_scope(kwargs.get("name"), "Variable", skip_on_eager=False) as scoped:
+                key = ops.name_from_scope_name(scoped)
+            existing = self._by_name.get(key)
+            if existing is not None:
+                return existing
+        variable = next_creator(**kwargs)
+        if key is None:
+            key = variable.name[:-2] if variable.name.endswith(":0") else variable.name
+        if id(variable) not in self._collections:
+            names = list(collections) if collections else [_GLOBAL]
+            if variable.trainable and _TRAINABLE not in names:
+                names.append(_TRAINABLE)
+            self._collections[id(variable)] = tuple(names)
+            self._order.append(variable)
+            self._by_name.setdefault(key, variable)
+            self._register(_BUILDING.graph, variable)
+        return variable
+
+    def _register(self, graph, variable) -> None:
+        if graph is None:
+            return
+        for collection in self._collections[id(variable)]:
+            if not any(v is variable for v in graph.get_collection(collection)):
+                graph.add_to_collection(collection, variable)
+
+    # -- tracing ----------------------------------------------------------------
+    def _trace_build(self, fed: Dict[str, Any]) -> Mapping[str, Any]:
+        """Run ``build`` in the current (step) graph: unfed parameters become graph
+        inputs that fail only if a fetch needs them, as an unfed placeholder did."""
+        graph = ops.get_default_graph()
+        args = {}
+        for key, spec in self._specs.items():
+            if key in fed:
+                args[key] = fed[key]
+            elif isinstance(self._params[key], Default):
+                args[key] = tf.constant(self._params[key].value)
+            else:
+                args[key] = tf.compat.v1.placeholder(spec.dtype, spec.shape, name=key)
+        scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
+        saved_scopes = list(scopes)
+        scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
+        outer = (_BUILDING.program, _BUILDING.graph)
+        _BUILDING.program, _BUILDING.graph = self, graph
+        try:
+            for variable in self._order:  # what earlier traces created, as TF1 listed it
+                self._register(graph, variable)
+            with tf.variable_creator_scope(_creator), self._store.scope():
+                values = self._build(**args)
+        finally:
+            _BUILDING.program, _BUILDING.graph = outer
+            scopes[:] = saved_scopes
+        if not isinstance(values, Mapping):
+            raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
+                            f"of names to graph values, not {type(values).__name__}")
+        return values
+
+    def _ensure_built(self) -> None:
+        if not self._built:
+            self.function(())  # a step fetching nothing creates every variable
+
+    def function(self, fetches, feeds: Tuple[str, ...] = ()) -> Callable:
+        """The ``tf.function`` step computing ``fetches`` from ``feeds`` (parameter
+        names, passed positionally): one per distinct combination, traced once."""
+        feeds = tuple(feeds)
+        unknown = [f for f in feeds if f not in self._specs]
+        if unknown:
+            raise KeyError(f"not a parameter of this program: {', '.join(unknown)} "
+                           f"(parameters: {', '.join(self._specs) or 'none'})")
+        key = (_freeze(fetches), feeds)
+        step = self._steps.get(key)
+        if step is not None:
+            return step
+        specs = [self._specs[f] for f in feeds]
+
+        def step_fn(*values):
+            graph_values = self._trace_build(dict(zip(feeds, values)))
+            self._ops.update(k for k, v in graph_values.items() if _is_op(v))
+            return _select(graph_values, fetches)
+
+        step = tf.function(step_fn, input_signature=specs, autograph=False,
+                           experimental_attributes={"_disable_acd": True})
+        self._steps[key] = step
+        if not self._built:
+            step.get_concrete_function()  # creates the variables
+            self._built = True
+        return step
+
+    def run(self, fetches, /, **feeds):
+        """``sess.run(fetches, feed_dict)``: fetches are names returned by ``build``
+        (a name, or a list/tuple/dict of them); feeds are parameter values. Returns
+        numpy values in the structure of ``fetches`` (``None`` for ops)."""
+        names = tuple(feeds)
+        step = self.function(fetches, names)
+        out = step(*[feeds[n] for n in names])
+        return _unpack(out, fetches, self._ops)
+
+    # -- checkpoints --------------------------------------------------------------
+    def _saver(self, max_to_keep: int = 5):
+        return tf.compat.v1.train.Saver(var_list={_name(v): v for v in self.global_variables()},
+                                        max_to_keep=max_to_keep)
+
+    def save(self, path: str, global_step=None, max_to_keep: int = 5) -> str:
+        """Write a TF1 name-based checkpoint (``tf.train.Saver().save`` in TF1)."""
+        return self._saver(max_to_keep).save(None, path, global_step=global_step)
+
+    def restore(self, path: str) -> None:
+        """Restore a TF1 name-based checkpoint (a file prefix or a directory)."""
+        import os
+
+        if os.path.isdir(path):
+            latest = tf.train.latest_checkpoint(path)
+            if latest is None:
+                raise FileNotFoundError(f"no checkpoint in {path}")
+            path = latest
+        wanted = {_name(v): v for v in self.global_variables()}
+        present = dict(tf.train.list_variables(path))
+        missing = sorted(n for n in wanted if n not in present)
+        if missing:
+            raise ValueError(f"checkpoint {path} does not hold {len(missing)} variable(s) of this "
+                             f"program: {', '.join(missing[:10])}"
+                             f"{' ...' if len(missing) > 10 else ''}")
+        self._saver().restore(None, path)
+
+
+def _name(variable) -> str:
+    name = variable.name
+    return name[:-2] if name.endswith(":0") else name
+
+
+def _freeze(fetches):
+    if isinstance(fetches, str):
+        return fetches
+    if isinstance(fetches, Mapping):
+        return ("dict", tuple((k, _freeze(v)) for k, v in fetches.items()))
+    if isinstance(fetches, (list, tuple)):
+        return (type(fetches).__name__, tuple(_freeze(v) for v in fetches))
+    raise TypeError(f"fetches are names (strings) or lists/tuples/dicts of them, "
+                    f"not {type(fetches).__name__}")
+
+
+def _select(graph_values: Mapping[str, Any], fetches):
+    """The step's outputs: fetched tensors as they are, fetched ops as control
+    outputs (a dummy value forcing them to run)."""
+    def pick(item):
+        if isinstance(item, str):
+            if item not in graph_values:
+                raise KeyError(f"{item!r} is not one of the values the program's build "
+                               f"function returns: {', '.join(graph_values)}")
+            return convert(graph_values[item])
+        if isinstance(item, Mapping):
+            return {k: pick(v) for k, v in item.items()}
+        return [pick(v) for v in item]
+
+    def convert(value):
+        if _is_op(value):
+            with tf.control_dependencies([value]):
+                return tf.constant(0, name="op_ran")
+        if isinstance(value, tf.Variable):
+            return tf.identity(value)
+        if isinstance(value, Mapping):
+            return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [convert(v) for v in value]
+        return value
+
+    return pick(fetches)
+
+
+def _unpack(out, fetches, op_names):
+    """Numpy values in the structure of ``fetches`` (ops give None)."""
+    if isinstance(fetches, str):
+        return None if fetches in op_names else _numpy(out)
+    if isinstance(fetches, Mapping):
+        return {k: _unpack(out[k], v, op_names) for k, v in fetches.items()}
+    values = [_unpack(o, f, op_names) for o, f in zip(out, fetches)]
+    return tuple(values) if isinstance(fetches, tuple) else values
+
+
+def _numpy(value):
+    if isinstance(value, Mapping):
+        return {k: _numpy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_numpy(v) for v in value]
+    if hasattr(value, "numpy"):
+        return value.numpy()
+    return np.asarray(value) if value is not None else None
