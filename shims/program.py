@@ -60,15 +60,25 @@ class Default:
         self.spec = tf.TensorSpec(shape, self.value.dtype)
 
 
-def _spec(value) -> tf.TensorSpec:
+def _spec(value):
+    """The input signature of one parameter: a TensorSpec (or a nested structure of
+    them, e.g. a features dict), a dtype, or a Default."""
     if isinstance(value, Default):
         return value.spec
-    if isinstance(value, tf.TensorSpec):
-        return value
-    if isinstance(value, tf.dtypes.DType):
-        return tf.TensorSpec(None, value)
-    raise TypeError(f"a parameter spec must be a tf.TensorSpec, a dtype or shims.Default, "
-                    f"not {type(value).__name__}")
+
+    def leaf(item):
+        if isinstance(item, tf.TypeSpec):
+            return item
+        if isinstance(item, tf.dtypes.DType):
+            return tf.TensorSpec(None, item)
+        raise TypeError(f"a parameter spec must be a tf.TensorSpec (or a structure of them), "
+                        f"a dtype or shims.Default, not {type(item).__name__}")
+
+    return tf.nest.map_structure(leaf, value)
+
+
+class _State:
+    """A GraphProgram's bookkeeping, kept out of tf.Module's attribute tracking."""
 
 
 class _Building(threading.local):
@@ -104,33 +114,34 @@ class GraphProgram(tf.Module):
                  **params) -> None:
         super().__init__(name=name or getattr(build, "__name__", "graph_program").strip("_") or None)
         self._build = build
-        self._params: Dict[str, Any] = dict(params)
-        self._specs = {key: _spec(value) for key, value in params.items()}
-        self._store = _EagerVariableStore()
-        # TF1 name -> variable, in creation order; and the TF1 collections of each
+        state = self._state = _State()  # untracked bookkeeping (tf.Module would wrap dicts)
+        state.params = dict(params)
+        state.specs = {key: _spec(value) for key, value in params.items()}
+        state.store = _EagerVariableStore()
+        state.collections = {}  # id(variable) -> its TF1 collections
+        state.order = []        # variables in creation order
+        state.steps = {}        # (fetches, feeds) -> tf.function
+        state.ops = set()       # returned names whose value is an op (fetching gives None)
+        state.built = False
+        # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
-        self._collections: Dict[int, Tuple[str, ...]] = {}
-        self._order: List[tf.Variable] = []
-        self._steps: Dict[Any, Callable] = {}
-        self._built = False
-        self._ops: set = set()  # returned names whose value is an op (fetching gives None)
 
     # -- variables ---------------------------------------------------------------
     @property
     def variables(self) -> Tuple[tf.Variable, ...]:
         """Every variable the graph created, in creation order (as TF1 listed them)."""
         self._ensure_built()
-        return tuple(self._order)
+        return tuple(self._state.order)
 
     @property
     def trainable_variables(self) -> Tuple[tf.Variable, ...]:
         self._ensure_built()
-        return tuple(v for v in self._order if _TRAINABLE in self._collections[id(v)])
+        return tuple(v for v in self._state.order if _TRAINABLE in self._state.collections[id(v)])
 
     def global_variables(self) -> List[tf.Variable]:
         """The variables a TF1 ``tf.train.Saver()`` saves (no local/metric variables)."""
         self._ensure_built()
-        return [v for v in self._order if _GLOBAL in self._collections[id(v)]]
+        return [v for v in self._state.order if _GLOBAL in self._state.collections[id(v)]]
 
     def variable(self, name: str) -> tf.Variable:
         """The variable with TF1 name ``name`` (``"dense/kernel"``, ``"W:0"`` works too)."""
@@ -155,20 +166,35 @@ class GraphProgram(tf.Module):
         variable = next_creator(**kwargs)
         if key is None:
             key = variable.name[:-2] if variable.name.endswith(":0") else variable.name
-        if id(variable) not in self._collections:
+        if id(variable) not in self._state.collections:
             names = list(collections) if collections else [_GLOBAL]
             if variable.trainable and _TRAINABLE not in names:
                 names.append(_TRAINABLE)
-            self._collections[id(variable)] = tuple(names)
-            self._order.append(variable)
+            self._state.collections[id(variable)] = tuple(names)
+            self._state.order.append(variable)
             self._by_name.setdefault(key, variable)
+            self._register(_BUILDING.graph, variable)
+        return variable
+
+    def _getter(self, getter, name, *args, **kwargs):
+        """get_variable's collections (the TF1-style store drops them): a global step
+        lands in GLOBAL_STEP, a metric total in LOCAL_VARIABLES, as in TF1."""
+        variable = getter(name, *args, **kwargs)
+        collections = kwargs.get("collections")
+        known = self._state.collections.get(id(variable))
+        if collections and known is not None:
+            names = list(collections)
+            if kwargs.get("trainable", True) is not False and _TRAINABLE in known \
+                    and _TRAINABLE not in names:
+                names.append(_TRAINABLE)
+            self._state.collections[id(variable)] = tuple(names)
             self._register(_BUILDING.graph, variable)
         return variable
 
     def _register(self, graph, variable) -> None:
         if graph is None:
             return
-        for collection in self._collections[id(variable)]:
+        for collection in self._state.collections[id(variable)]:
             if not any(v is variable for v in graph.get_collection(collection)):
                 graph.add_to_collection(collection, variable)
 
@@ -178,22 +204,25 @@ class GraphProgram(tf.Module):
         inputs that fail only if a fetch needs them, as an unfed placeholder did."""
         graph = ops.get_default_graph()
         args = {}
-        for key, spec in self._specs.items():
+        for key, spec in self._state.specs.items():
             if key in fed:
                 args[key] = fed[key]
-            elif isinstance(self._params[key], Default):
-                args[key] = tf.constant(self._params[key].value)
+            elif isinstance(self._state.params[key], Default):
+                args[key] = tf.constant(self._state.params[key].value)
             else:
-                args[key] = tf.compat.v1.placeholder(spec.dtype, spec.shape, name=key)
+                args[key] = tf.nest.map_structure(
+                    lambda leaf: tf.compat.v1.placeholder(leaf.dtype, leaf.shape, name=key), spec)
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
         outer = (_BUILDING.program, _BUILDING.graph)
         _BUILDING.program, _BUILDING.graph = self, graph
         try:
-            for variable in self._order:  # what earlier traces created, as TF1 listed it
+            for variable in self._state.order:  # what earlier traces created, as TF1 listed it
                 self._register(graph, variable)
-            with tf.variable_creator_scope(_creator), self._store.scope():
+            with tf.variable_creator_scope(_creator), self._state.store.scope(), \
+                    tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(),
+                                                custom_getter=self._getter):
                 values = self._build(**args)
         finally:
             _BUILDING.program, _BUILDING.graph = outer
@@ -204,34 +233,34 @@ class GraphProgram(tf.Module):
         return values
 
     def _ensure_built(self) -> None:
-        if not self._built:
+        if not self._state.built:
             self.function(())  # a step fetching nothing creates every variable
 
     def function(self, fetches, feeds: Tuple[str, ...] = ()) -> Callable:
         """The ``tf.function`` step computing ``fetches`` from ``feeds`` (parameter
         names, passed positionally): one per distinct combination, traced once."""
         feeds = tuple(feeds)
-        unknown = [f for f in feeds if f not in self._specs]
+        unknown = [f for f in feeds if f not in self._state.specs]
         if unknown:
             raise KeyError(f"not a parameter of this program: {', '.join(unknown)} "
-                           f"(parameters: {', '.join(self._specs) or 'none'})")
+                           f"(parameters: {', '.join(self._state.specs) or 'none'})")
         key = (_freeze(fetches), feeds)
-        step = self._steps.get(key)
+        step = self._state.steps.get(key)
         if step is not None:
             return step
-        specs = [self._specs[f] for f in feeds]
+        specs = [self._state.specs[f] for f in feeds]
 
         def step_fn(*values):
             graph_values = self._trace_build(dict(zip(feeds, values)))
-            self._ops.update(k for k, v in graph_values.items() if _is_op(v))
-            return _select(graph_values, fetches)
+            self._state.ops.update(k for k, v in graph_values.items() if _is_op(v))
+            return _select(graph_values, fetches, self._state.ops)
 
         step = tf.function(step_fn, input_signature=specs, autograph=False,
                            experimental_attributes={"_disable_acd": True})
-        self._steps[key] = step
-        if not self._built:
+        self._state.steps[key] = step
+        if not self._state.built:
             step.get_concrete_function()  # creates the variables
-            self._built = True
+            self._state.built = True
         return step
 
     def run(self, fetches, /, **feeds):
@@ -241,7 +270,7 @@ class GraphProgram(tf.Module):
         names = tuple(feeds)
         step = self.function(fetches, names)
         out = step(*[feeds[n] for n in names])
-        return _unpack(out, fetches, self._ops)
+        return _unpack(out, fetches, self._state.ops)
 
     # -- checkpoints --------------------------------------------------------------
     def _saver(self, max_to_keep: int = 5):
@@ -287,15 +316,17 @@ def _freeze(fetches):
                     f"not {type(fetches).__name__}")
 
 
-def _select(graph_values: Mapping[str, Any], fetches):
+def _select(graph_values: Mapping[str, Any], fetches, op_names: set):
     """The step's outputs: fetched tensors as they are, fetched ops as control
     outputs (a dummy value forcing them to run)."""
     def pick(item):
         if isinstance(item, str):
-            if item not in graph_values:
-                raise KeyError(f"{item!r} is not one of the values the program's build "
-                               f"function returns: {', '.join(graph_values)}")
-            return convert(graph_values[item])
+            if item in graph_values:
+                return convert(graph_values[item])
+            found = _by_graph_name(item, graph_values)
+            if _is_op(found):
+                op_names.add(item)
+            return convert(found)
         if isinstance(item, Mapping):
             return {k: pick(v) for k, v in item.items()}
         return [pick(v) for v in item]
@@ -313,6 +344,18 @@ def _select(graph_values: Mapping[str, Any], fetches):
         return value
 
     return pick(fetches)
+
+
+def _by_graph_name(name: str, graph_values):
+    """A tensor (``"loss:0"``) or op (``"train_op"``) of the step graph, by its TF1 name."""
+    graph = ops.get_default_graph()
+    try:
+        if ":" in name:
+            return graph.get_tensor_by_name(name)
+        return graph.get_operation_by_name(name)
+    except (KeyError, ValueError):
+        raise KeyError(f"{name!r} is neither a value the program's build function returns "
+                       f"({', '.join(graph_values)}) nor a tensor or op of its graph") from None
 
 
 def _unpack(out, fetches, op_names):

@@ -1,0 +1,575 @@
+"""shims.estimator: model_fn-based Estimator programs on TF 2.16+, eagerly.
+
+``tf.estimator`` was removed in TensorFlow 2.16. This runs the same programs with
+TF 1.15's Estimator semantics, each call on a fresh program as TF1 built a fresh
+graph:
+
+- ``train(input_fn, steps, max_steps, hooks)`` builds ``model_fn`` in TRAIN mode
+  (under :class:`shims.GraphProgram`: variables created once with their TF1 names,
+  TF1 optimizers' ``minimize(loss, global_step)`` applied in a ``tf.function``
+  step), restores the latest checkpoint in ``model_dir``, runs the train op until
+  ``global_step`` reaches ``max_steps`` (or for ``steps`` more steps, or until the
+  input ends), and saves ``model.ckpt-<step>`` with TF1 names.
+- ``evaluate(input_fn, steps, name)`` restores, runs the ``eval_metric_ops`` update
+  ops (``tf.compat.v1.metrics``) over the input and returns the metric values, the
+  mean loss and ``global_step``.
+- ``predict(input_fn, predict_keys)`` restores and yields one dict per example.
+
+Checkpoints are TF1 name-based (``regressor/hidden/kernel``, ``global_step``,
+optimizer slots): an Estimator checkpoint written by TF 1.x restores, and what
+this writes restores into a TF1 graph. ``tf-migrate ckpt`` reads both.
+"""
+from __future__ import annotations
+
+import collections
+import inspect
+import logging
+import os
+import time
+from typing import Any, Callable, Dict, Iterable, List, Optional
+
+import numpy as np
+import tensorflow as tf
+
+from shims.program import GraphProgram
+
+from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, SessionRunArgs,
+                                   SessionRunContext, SessionRunHook, SessionRunValues,
+                                   StopAtStepHook, tensor_name)
+from shims.estimator import inputs
+
+__all__ = [
+    "CheckpointSaverHook", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
+    "ModeKeys", "RunConfig", "SessionRunArgs", "SessionRunHook", "SessionRunValues",
+    "StopAtStepHook", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "inputs",
+    "train_and_evaluate",
+]
+
+_log = logging.getLogger("shims.estimator")
+
+
+class ModeKeys:
+    TRAIN = "train"
+    EVAL = "eval"
+    PREDICT = "infer"
+
+
+_SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",
+                "training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks",
+                "prediction_hooks")
+
+
+class EstimatorSpec(collections.namedtuple("EstimatorSpec", _SPEC_FIELDS)):
+    """What ``model_fn`` returns (TF 1.15's fields)."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metric_ops=None,
+                export_outputs=None, training_chief_hooks=None, training_hooks=None,
+                scaffold=None, evaluation_hooks=None, prediction_hooks=None):
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metric_ops,
+                               export_outputs, training_chief_hooks, training_hooks, scaffold,
+                               evaluation_hooks, prediction_hooks)
+
+
+class TPUEstimatorSpec(collections.namedtuple(
+        "TPUEstimatorSpec", ("mode", "predictions", "loss", "train_op", "eval_metrics",
+                             "export_outputs", "scaffold_fn", "host_call", "training_hooks",
+                             "evaluation_hooks", "prediction_hooks"))):
+    """The TPU spec, run on CPU/GPU: ``eval_metrics=(metric_fn, tensors)``."""
+
+    def __new__(cls, mode, predictions=None, loss=None, train_op=None, eval_metrics=None,
+                export_outputs=None, scaffold_fn=None, host_call=None, training_hooks=None,
+                evaluation_hooks=None, prediction_hooks=None):
+        return super().__new__(cls, mode, predictions, loss, train_op, eval_metrics,
+                               export_outputs, scaffold_fn, host_call, training_hooks,
+                               evaluation_hooks, prediction_hooks)
+
+    def as_estimator_spec(self) -> EstimatorSpec:
+        metric_ops = None
+        if self.eval_metrics is not None:
+            fn, tensors = self.eval_metrics
+            metric_ops = fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
+        if self.host_call is not None:
+            raise NotImplementedError("shims.estimator: TPUEstimatorSpec(host_call=...) is not "
+                                      "supported (it only runs on TPU hosts); drop it")
+        return EstimatorSpec(self.mode, predictions=self.predictions, loss=self.loss,
+                             train_op=self.train_op, eval_metric_ops=metric_ops,
+                             export_outputs=self.export_outputs,
+                             training_hooks=self.training_hooks,
+                             evaluation_hooks=self.evaluation_hooks,
+                             prediction_hooks=self.prediction_hooks)
+
+
+class RunConfig:
+    """The RunConfig fields a single-machine program uses."""
+
+    def __init__(self, model_dir=None, tf_random_seed=None, save_summary_steps=100,
+                 save_checkpoints_steps=None, save_checkpoints_secs=None, session_config=None,
+                 keep_checkpoint_max=5, keep_checkpoint_every_n_hours=10000,
+                 log_step_count_steps=100, train_distribute=None, device_fn=None,
+                 protocol=None, eval_distribute=None, experimental_distribute=None,
+                 experimental_max_worker_delay_secs=None, session_creation_timeout_secs=7200,
+                 **tpu_fields):
+        if save_checkpoints_steps is not None and save_checkpoints_secs is not None:
+            raise ValueError("RunConfig: give save_checkpoints_steps or save_checkpoints_secs, "
+                             "not both")
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_secs = 600
+        self.model_dir = model_dir
+        self.tf_random_seed = tf_random_seed
+        self.save_summary_steps = save_summary_steps
+        self.save_checkpoints_steps = save_checkpoints_steps
+        self.save_checkpoints_secs = save_checkpoints_secs
+        self.session_config = session_config
+        self.keep_checkpoint_max = keep_checkpoint_max
+        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self.log_step_count_steps = log_step_count_steps
+        self.train_distribute = train_distribute
+        self.tpu_config = tpu_fields.pop("tpu_config", None)
+        self.master = tpu_fields.pop("master", "")
+        self.cluster = tpu_fields.pop("cluster", None)
+        self.num_worker_replicas = 1
+        self.is_chief = True
+        for key in tpu_fields:
+            setattr(self, key, tpu_fields[key])
+
+    def replace(self, **changes) -> "RunConfig":
+        new = RunConfig.__new__(RunConfig)
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(changes)
+        return new
+
+
+def _call_model_fn(model_fn, features, labels, mode, params, config):
+    """TF 1.15's argument inspection: features, labels, mode, params, config."""
+    try:
+        names = inspect.signature(model_fn).parameters
+    except (TypeError, ValueError):
+        names = {}
+    kwargs: Dict[str, Any] = {}
+    if "labels" in names:
+        kwargs["labels"] = labels
+    elif labels is not None:
+        raise ValueError("model_fn does not take labels, but input_fn returns labels")
+    if "mode" in names:
+        kwargs["mode"] = mode
+    if "params" in names:
+        kwargs["params"] = params
+    if "config" in names:
+        kwargs["config"] = config
+    spec = model_fn(features=features, **kwargs)
+    if isinstance(spec, TPUEstimatorSpec):
+        spec = spec.as_estimator_spec()
+    if not isinstance(spec, EstimatorSpec):
+        raise TypeError(f"model_fn must return an EstimatorSpec, not {type(spec).__name__}")
+    unsupported = [f for f in ("scaffold",) if getattr(spec, f) is not None
+                   and not _empty_scaffold(getattr(spec, f))]
+    if unsupported:
+        raise NotImplementedError(
+            f"shims.estimator: EstimatorSpec({unsupported[0]}=...) is not supported; "
+            "initialize from a checkpoint with Estimator(warm_start_from=...) instead")
+    return spec
+
+
+def _empty_scaffold(scaffold) -> bool:
+    return all(getattr(scaffold, a, None) is None for a in ("init_fn", "init_op", "saver"))
+
+
+def _dataset(input_fn, params, config, mode) -> tf.data.Dataset:
+    kwargs = {}
+    try:
+        names = inspect.signature(input_fn).parameters
+    except (TypeError, ValueError):
+        names = {}
+    if "params" in names:
+        kwargs["params"] = params
+    if "config" in names:
+        kwargs["config"] = config
+    if "mode" in names:
+        kwargs["mode"] = mode
+    data = input_fn(**kwargs)
+    if isinstance(data, tf.data.Dataset):
+        return data
+    if isinstance(data, tuple) and len(data) == 2:  # (features, labels) tensors: one batch, repeated
+        return tf.data.Dataset.from_tensors(data).repeat()
+    return tf.data.Dataset.from_tensors(data).repeat()
+
+
+def _split(element):
+    if isinstance(element, tuple) and len(element) == 2:
+        return element[0], element[1]
+    if isinstance(element, tuple) and len(element) == 1:
+        return element[0], None
+    return element, None
+
+
+class Estimator:
+    """TF 1.15's ``tf.estimator.Estimator`` for model_fn programs (see the module doc)."""
+
+    def __init__(self, model_fn: Callable, model_dir: Optional[str] = None,
+                 config: Optional[RunConfig] = None, params: Optional[dict] = None,
+                 warm_start_from=None):
+        if not callable(model_fn):
+            raise ValueError("Estimator: model_fn must be callable")
+        self._model_fn = model_fn
+        self._config = config or RunConfig()
+        if model_dir is None:
+            model_dir = self._config.model_dir
+        if model_dir is None:
+            import tempfile
+
+            model_dir = tempfile.mkdtemp(prefix="estimator-")
+            _log.warning("Using temporary folder as model directory: %s", model_dir)
+        self._model_dir = str(model_dir)
+        self._config = self._config.replace(model_dir=self._model_dir)
+        self._params = dict(params or {})
+        self._warm_start_from = warm_start_from
+
+    # -- properties --------------------------------------------------------------
+    model_dir = property(lambda self: self._model_dir)
+    config = property(lambda self: self._config)
+    params = property(lambda self: dict(self._params))
+    model_fn = property(lambda self: self._model_fn)
+
+    def latest_checkpoint(self) -> Optional[str]:
+        return tf.train.latest_checkpoint(self._model_dir)
+
+    def get_variable_names(self) -> List[str]:
+        latest = self._require_checkpoint()
+        return [name for name, _ in tf.train.list_variables(latest)]
+
+    def get_variable_value(self, name: str) -> np.ndarray:
+        latest = self._require_checkpoint()
+        return tf.train.load_variable(latest, name)
+
+    def _require_checkpoint(self) -> str:
+        latest = self.latest_checkpoint()
+        if latest is None:
+            raise ValueError(f"Estimator: no checkpoint in {self._model_dir}; train first")
+        return latest
+
+    # -- building ------------------------------------------------------------------
+    def _program(self, dataset: tf.data.Dataset, mode: str, hooks=()):
+        """A GraphProgram running model_fn on one element of ``dataset``. Its values: the
+        spec's tensors under fixed names. ``holder`` gets the spec and the hooks (the
+        given ones and the spec's), begun inside the first build, as TF1 began them."""
+        features_spec, labels_spec = _split(dataset.element_spec)
+        holder: Dict[str, Any] = {}
+        model_fn, params, config = self._model_fn, self._params, self._config
+
+        def model(features, labels=None):
+            if config.tf_random_seed is not None:
+                tf.compat.v1.set_random_seed(config.tf_random_seed)
+            step = tf.compat.v1.train.get_or_create_global_step()
+            spec = _call_model_fn(model_fn, features, labels, mode, params, config)
+            values: Dict[str, Any] = {"global_step": step}
+            if spec.loss is not None:
+                values["loss"] = spec.loss
+            if spec.train_op is not None:
+                values["train_op"] = spec.train_op
+                with tf.control_dependencies([spec.train_op]):  # the step the train op reached
+                    values["global_step_after"] = tf.identity(step.read_value())
+            if spec.predictions is not None:
+                values["predictions"] = spec.predictions
+            if spec.eval_metric_ops:
+                values["metric_values"] = {k: v[0] for k, v in spec.eval_metric_ops.items()}
+                values["metric_updates"] = {k: v[1] for k, v in spec.eval_metric_ops.items()}
+            if mode == ModeKeys.EVAL and spec.loss is not None:
+                mean, update = tf.compat.v1.metrics.mean(spec.loss)
+                values["loss_mean"], values["loss_update"] = mean, update
+            if "spec" not in holder:
+                holder["spec"] = spec
+                holder["hooks"] = [*hooks, *_spec_hooks(spec, mode)]
+                for hook in holder["hooks"]:
+                    _check_hook(hook)
+                    hook.begin()
+            return values
+
+        signature = {"features": features_spec}
+        if labels_spec is not None:
+            signature["labels"] = labels_spec
+        program = GraphProgram(model, name=f"estimator_{mode}", **signature)
+        return program, holder
+
+    def _restore(self, program: GraphProgram, required: bool) -> Optional[str]:
+        latest = self.latest_checkpoint()
+        if latest is None:
+            if required:
+                raise ValueError(f"Estimator: could not find a trained model in {self._model_dir}")
+            if self._warm_start_from is not None:
+                self._warm_start(program)
+            return None
+        wanted = {v.name[:-2] if v.name.endswith(":0") else v.name for v in program.global_variables()}
+        present = {name for name, _ in tf.train.list_variables(latest)}
+        missing = sorted(wanted - present)
+        if missing:
+            raise ValueError(
+                f"Estimator: the checkpoint {latest} in model_dir is not of this model: it lacks "
+                f"{len(missing)} variable(s): {', '.join(missing[:10])}"
+                f"{' ...' if len(missing) > 10 else ''}. Nothing in model_dir was changed.")
+        program.restore(latest)
+        return latest
+
+    def _warm_start(self, program: GraphProgram) -> None:
+        source = self._warm_start_from
+        if not isinstance(source, str):
+            source = getattr(source, "ckpt_to_initialize_from", None)
+        if os.path.isdir(source):
+            source = tf.train.latest_checkpoint(source)
+        present = dict(tf.train.list_variables(source))
+        for variable in program.trainable_variables:
+            name = variable.name[:-2]
+            if name in present:
+                variable.assign(tf.train.load_variable(source, name))
+
+    # -- train ---------------------------------------------------------------------
+    def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
+              max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
+        if steps is not None and max_steps is not None:
+            raise ValueError("Estimator.train: give steps or max_steps, not both")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Estimator.train: steps must be positive, got {steps}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Estimator.train: max_steps must be positive, got {max_steps}")
+        latest = self.latest_checkpoint()
+        if max_steps is not None and latest is not None:
+            done = int(tf.train.load_variable(latest, "global_step"))
+            if done >= max_steps:
+                _log.info("Skipping training since max_steps has already saved.")
+                return self
+        dataset = _dataset(input_fn, self._params, self._config, ModeKeys.TRAIN)
+        program, holder = self._program(dataset, ModeKeys.TRAIN, tuple(hooks or ()))
+        feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
+        program.function((), feeds)  # build: creates every variable, begins the hooks
+        spec, all_hooks = holder["spec"], holder["hooks"]
+        if spec.train_op is None or spec.loss is None:
+            raise ValueError("Estimator.train: model_fn must return loss and train_op in TRAIN mode")
+        self._restore(program, required=False)
+        os.makedirs(self._model_dir, exist_ok=True)
+        start = int(program.variable("global_step").numpy())
+        if steps is not None:
+            max_steps = start + steps
+        for hook in all_hooks:
+            hook.after_create_session(None, None)
+        every_steps = self._config.save_checkpoints_steps
+        every_secs = self._config.save_checkpoints_secs
+        max_to_keep = self._config.keep_checkpoint_max or 5
+        prefix = os.path.join(self._model_dir, "model.ckpt")
+        last_save_step, last_save_time = start, time.time()
+        log_every = self._config.log_step_count_steps
+        step_value, loss, started = start, None, time.time()
+        context = SessionRunContext()
+        for element in dataset:
+            if max_steps is not None and step_value >= max_steps:
+                break
+            features, labels = _split(element)
+            requests = [hook.before_run(context) for hook in all_hooks]
+            fetch: Dict[str, Any] = {"train_op": "train_op", "loss": "loss",
+                                     "global_step": "global_step_after"}
+            asked = {str(i): _names(r.fetches) for i, r in enumerate(requests) if r is not None}
+            if asked:
+                fetch["hooks"] = asked
+            feed = {"features": features, **({"labels": labels} if len(feeds) == 2 else {})}
+            out = program.run(fetch, **feed)
+            loss, step_value = float(out["loss"]), int(out["global_step"])
+            if not np.isfinite(loss):
+                raise FloatingPointError(f"Estimator: model diverged with loss = {loss} "
+                                         f"at step {step_value}")
+            for i, hook in enumerate(all_hooks):
+                results = out.get("hooks", {}).get(str(i))
+                hook.after_run(context, SessionRunValues(results, None, None))
+            if log_every and step_value % log_every == 0:
+                _log.info("loss = %s, step = %d (%.3f sec)", loss, step_value, time.time() - started)
+                started = time.time()
+            if (every_steps and step_value - last_save_step >= every_steps) or \
+                    (not every_steps and every_secs and time.time() - last_save_time >= every_secs):
+                program.save(prefix, global_step=step_value, max_to_keep=max_to_keep)
+                last_save_step, last_save_time = step_value, time.time()
+            if context.stop_requested:
+                break
+        if step_value != last_save_step or self.latest_checkpoint() is None:
+            program.save(prefix, global_step=step_value, max_to_keep=max_to_keep)
+        for hook in all_hooks:
+            hook.end(None)
+        _log.info("Loss for final step: %s.", loss)
+        return self
+
+    # -- evaluate ------------------------------------------------------------------
+    def evaluate(self, input_fn, steps: Optional[int] = None, hooks=None,
+                 checkpoint_path: Optional[str] = None, name: Optional[str] = None) -> Dict[str, Any]:
+        dataset = _dataset(input_fn, self._params, self._config, ModeKeys.EVAL)
+        program, holder = self._program(dataset, ModeKeys.EVAL, tuple(hooks or ()))
+        feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
+        program.function((), feeds)
+        spec = holder["spec"]
+        if spec.loss is None:
+            raise ValueError("Estimator.evaluate: model_fn must return loss in EVAL mode")
+        if checkpoint_path:
+            program.restore(checkpoint_path)
+        else:
+            self._restore(program, required=True)
+        updates: Dict[str, Any] = {"loss": "loss_update"}
+        if spec.eval_metric_ops:
+            updates["metrics"] = "metric_updates"
+        count = 0
+        for element in dataset:
+            if steps is not None and count >= steps:
+                break
+            features, labels = _split(element)
+            program.run(updates, features=features,
+                        **({"labels": labels} if len(feeds) == 2 else {}))
+            count += 1
+        values: Dict[str, Any] = {"loss": "loss_mean", "global_step": "global_step"}
+        if spec.eval_metric_ops:
+            values["metrics"] = "metric_values"
+        out = program.run(values)
+        result: Dict[str, Any] = dict(out.get("metrics", {}))
+        result["loss"] = out["loss"]
+        result["global_step"] = out["global_step"]
+        return result
+
+    # -- predict -------------------------------------------------------------------
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
+                yield_single_examples: bool = True):
+        dataset = _dataset(input_fn, self._params, self._config, ModeKeys.PREDICT)
+        features_spec, labels_spec = _split(dataset.element_spec)
+        if labels_spec is not None:  # TF1 drops the labels an input_fn returns in PREDICT mode
+            dataset = dataset.map(lambda *e: e[0])
+        program, holder = self._program(dataset, ModeKeys.PREDICT)
+        program.function((), ("features",))
+        spec = holder["spec"]
+        if spec.predictions is None:
+            raise ValueError("Estimator.predict: model_fn must return predictions in PREDICT mode")
+        if checkpoint_path:
+            program.restore(checkpoint_path)
+        else:
+            self._restore(program, required=True)
+        keys = None
+        if isinstance(spec.predictions, dict) and predict_keys is not None:
+            keys = [predict_keys] if isinstance(predict_keys, str) else list(predict_keys)
+            unknown = [k for k in keys if k not in spec.predictions]
+            if unknown:
+                raise ValueError(f"Estimator.predict: predict_keys {unknown} are not in the "
+                                 f"predictions: {sorted(spec.predictions)}")
+        for features in dataset:
+            batch = program.run("predictions", features=features)
+            if keys is not None:
+                batch = {k: batch[k] for k in keys}
+            if not yield_single_examples:
+                yield batch
+                continue
+            if isinstance(batch, dict):
+                size = len(next(iter(batch.values())))
+                for i in range(size):
+                    yield {k: v[i] for k, v in batch.items()}
+            else:
+                for row in batch:
+                    yield row
+
+    def export_saved_model(self, *args, **kwargs):
+        raise NotImplementedError(
+            "shims.estimator: export_saved_model is not supported; export the model with "
+            "tf.saved_model.save on a tf.Module (or a Keras model's export()) instead")
+
+    export_savedmodel = export_saved_model
+
+
+class TPUEstimator(Estimator):
+    """``TPUEstimator`` on CPU/GPU (``use_tpu=False``): batch sizes go to params."""
+
+    def __init__(self, model_fn=None, model_dir=None, config=None, params=None, use_tpu=False,
+                 train_batch_size=None, eval_batch_size=None, predict_batch_size=None,
+                 batch_axis=None, eval_on_tpu=True, export_to_tpu=True, warm_start_from=None,
+                 **_ignored):
+        if use_tpu:
+            raise NotImplementedError("shims.estimator.TPUEstimator runs with use_tpu=False only")
+        params = dict(params or {})
+        self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
+                             ModeKeys.PREDICT: predict_batch_size}
+        params.setdefault("use_tpu", False)
+        super().__init__(model_fn, model_dir=model_dir, config=config, params=params,
+                         warm_start_from=warm_start_from)
+
+    def _with_batch(self, mode):
+        size = self._batch_sizes.get(mode)
+        if size is not None:
+            self._params["batch_size"] = size
+
+    def train(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        self._with_batch(ModeKeys.TRAIN)
+        return super().train(input_fn, hooks=hooks, steps=steps, max_steps=max_steps)
+
+    def evaluate(self, input_fn, steps=None, hooks=None, checkpoint_path=None, name=None):
+        self._with_batch(ModeKeys.EVAL)
+        return super().evaluate(input_fn, steps=steps, hooks=hooks,
+                                checkpoint_path=checkpoint_path, name=name)
+
+    def predict(self, input_fn, predict_keys=None, hooks=None, checkpoint_path=None,
+                yield_single_examples=True):
+        self._with_batch(ModeKeys.PREDICT)
+        return super().predict(input_fn, predict_keys=predict_keys, hooks=hooks,
+                               checkpoint_path=checkpoint_path,
+                               yield_single_examples=yield_single_examples)
+
+
+def _spec_hooks(spec, mode):
+    field = {ModeKeys.TRAIN: "training_hooks", ModeKeys.EVAL: "evaluation_hooks",
+             ModeKeys.PREDICT: "prediction_hooks"}[mode]
+    hooks = list(getattr(spec, field) or ())
+    if mode == ModeKeys.TRAIN:
+        hooks += list(spec.training_chief_hooks or ())
+    return hooks
+
+
+def _check_hook(hook) -> None:
+    missing = [m for m in ("begin", "before_run", "after_run", "end") if not hasattr(hook, m)]
+    if missing:
+        raise TypeError(f"shims.estimator: a hook must be a SessionRunHook; "
+                        f"{type(hook).__name__} has no {missing[0]}()")
+
+
+def _names(fetches):
+    """A hook's fetches (tensors, ops, names; nested) as graph names."""
+    if isinstance(fetches, dict):
+        return {k: _names(v) for k, v in fetches.items()}
+    if isinstance(fetches, (list, tuple)):
+        return type(fetches)(_names(v) for v in fetches)
+    return tensor_name(fetches)
+
+
+class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
+    def __new__(cls, input_fn, max_steps=None, hooks=None):
+        return super().__new__(cls, input_fn, max_steps, tuple(hooks or ()))
+
+
+class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", "hooks",
+                                                   "exporters", "start_delay_secs",
+                                                   "throttle_secs"])):
+    def __new__(cls, input_fn, steps=100, name=None, hooks=None, exporters=None,
+                start_delay_secs=120, throttle_secs=600):
+        return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), exporters,
+                               start_delay_secs, throttle_secs)
+
+
+def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """Local train_and_evaluate: train to ``max_steps`` and evaluate after each
+    checkpoint interval (``save_checkpoints_steps``), then once at the end."""
+    every = estimator.config.save_checkpoints_steps
+    result = None
+    if train_spec.max_steps is None:
+        estimator.train(train_spec.input_fn, hooks=train_spec.hooks)
+    elif every:
+        target = 0
+        latest = estimator.latest_checkpoint()
+        if latest is not None:
+            target = int(tf.train.load_variable(latest, "global_step"))
+        while target < train_spec.max_steps:
+            target = min(target + every, train_spec.max_steps)
+            estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=target)
+            result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
+                                        hooks=eval_spec.hooks, name=eval_spec.name)
+        return result, []
+    else:
+        estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
+    result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
+                                name=eval_spec.name)
+    return result, []

@@ -1,0 +1,165 @@
+"""SessionRunHook and the common hooks, for shims.estimator.
+
+Hooks follow TF 1.15's protocol: ``begin()`` runs while the model's graph is being
+built (so ``tf.compat.v1.train.get_global_step()`` and the model's tensors are there
+to grab), ``before_run(run_context)`` may return ``SessionRunArgs(fetches)`` (tensors
+of that graph, or tensor names), ``after_run(run_context, run_values)`` gets their
+numpy values, and ``run_context.request_stop()`` ends training. There is no
+Session: ``after_create_session`` and ``end`` receive ``session=None``.
+"""
+from __future__ import annotations
+
+import collections
+import logging
+import time
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+_log = logging.getLogger("shims.estimator")
+
+
+class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])):
+    def __new__(cls, fetches, feed_dict=None, options=None):
+        if feed_dict:
+            raise NotImplementedError("shims.estimator: SessionRunArgs(feed_dict=...) is not "
+                                      "supported (the program has no placeholders to feed)")
+        return super().__new__(cls, fetches, feed_dict, options)
+
+
+SessionRunValues = collections.namedtuple("SessionRunValues", ["results", "options", "run_metadata"])
+
+
+class SessionRunContext:
+    def __init__(self, original_args=None, session=None) -> None:
+        self.original_args = original_args
+        self.session = session
+        self._stop_requested = False
+
+    def request_stop(self) -> None:
+        self._stop_requested = True
+
+    @property
+    def stop_requested(self) -> bool:
+        return self._stop_requested
+
+
+class SessionRunHook:
+    """Base of training hooks (TF 1.15's methods; override what you need)."""
+
+    def begin(self) -> None:
+        pass
+
+    def after_create_session(self, session, coord) -> None:
+        pass
+
+    def before_run(self, run_context) -> Optional[SessionRunArgs]:
+        return None
+
+    def after_run(self, run_context, run_values) -> None:
+        pass
+
+    def end(self, session) -> None:
+        pass
+
+
+def tensor_name(value) -> str:
+    """The graph name of a fetch (a tensor, a variable, an op, or a name)."""
+    if isinstance(value, str):
+        return value
+    name = getattr(value, "name", None)
+    if not isinstance(name, str):
+        raise TypeError(f"shims.estimator: a hook fetch must be a tensor or a tensor name, "
+                        f"not {type(value).__name__}")
+    return name
+
+
+class LoggingTensorHook(SessionRunHook):
+    """Logs the given tensors every N steps (or seconds), as TF1 did."""
+
+    def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False,
+                 formatter=None) -> None:
+        if (every_n_iter is None) == (every_n_secs is None) and not at_end:
+            raise ValueError("LoggingTensorHook: give exactly one of every_n_iter and every_n_secs")
+        if every_n_iter is not None and every_n_iter <= 0:
+            raise ValueError(f"LoggingTensorHook: every_n_iter must be positive, got {every_n_iter}")
+        if not isinstance(tensors, dict):
+            self._tag_order = [tensor_name(t) for t in tensors]
+            tensors = {name: name for name in self._tag_order}
+        else:
+            self._tag_order = sorted(tensors)
+        self._tensors = {tag: tensor_name(t) for tag, t in tensors.items()}
+        self._every_n_iter, self._every_n_secs = every_n_iter, every_n_secs
+        self._at_end, self._formatter = at_end, formatter
+        self._iter = 0
+        self._last_time: Optional[float] = None
+        self._should_trigger = False
+        self._last_values: Dict[str, Any] = {}
+
+    def begin(self) -> None:
+        self._iter = 0
+
+    def before_run(self, run_context):
+        if self._every_n_iter is not None:
+            self._should_trigger = self._iter % self._every_n_iter == 0
+        elif self._every_n_secs is not None:
+            self._should_trigger = self._last_time is None or \
+                time.time() - self._last_time >= self._every_n_secs
+        else:
+            self._should_trigger = False
+        if self._should_trigger or self._at_end:
+            return SessionRunArgs(dict(self._tensors))
+        return None
+
+    def _log(self, values) -> None:
+        if self._formatter:
+            _log.info(self._formatter(values))
+        else:
+            _log.info(", ".join(f"{tag} = {np.asarray(values[tag])}" for tag in self._tag_order))
+
+    def after_run(self, run_context, run_values) -> None:
+        if run_values.results is not None:
+            self._last_values = run_values.results
+        if self._should_trigger:
+            self._log(run_values.results)
+            self._last_time = time.time()
+        self._iter += 1
+
+    def end(self, session) -> None:
+        if self._at_end and self._last_values:
+            self._log(self._last_values)
+
+
+class StopAtStepHook(SessionRunHook):
+    """Requests a stop after ``num_steps`` more steps, or at ``last_step``."""
+
+    def __init__(self, num_steps=None, last_step=None) -> None:
+        if (num_steps is None) == (last_step is None):
+            raise ValueError("StopAtStepHook: give exactly one of num_steps and last_step")
+        self._num_steps, self._last_step = num_steps, last_step
+
+    def begin(self) -> None:
+        self._first = True
+
+    def before_run(self, run_context):
+        return SessionRunArgs("global_step:0")
+
+    def after_run(self, run_context, run_values) -> None:
+        step = int(run_values.results)
+        if self._last_step is None:  # global_step after the first step - 1 is where we began
+            self._last_step = step - 1 + self._num_steps
+        if step >= self._last_step:
+            run_context.request_stop()
+
+
+class CheckpointSaverHook(SessionRunHook):
+    """Accepted for compatibility: shims.estimator saves checkpoints itself, on the
+    RunConfig's schedule (save_checkpoints_steps / save_checkpoints_secs)."""
+
+    def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
+                 checkpoint_basename="model.ckpt", scaffold=None, listeners=None) -> None:
+        if saver is not None or scaffold is not None or listeners:
+            raise NotImplementedError("shims.estimator: CheckpointSaverHook with a saver, scaffold "
+                                      "or listeners is not supported; use RunConfig's "
+                                      "save_checkpoints_steps instead")
+        self.checkpoint_dir = checkpoint_dir
