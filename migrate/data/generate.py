@@ -19,7 +19,10 @@ TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
 # handled by our own rules, never by the generic rename pass. "tf.keras.": the tables target
 # TF 2.0-era Keras and are wrong under Keras 3 (tf.keras.optimizers.Adam ->
 # optimizers.legacy.Adam, initializers -> compat.v1, track_tf1_style_variables -> compat.v1).
-OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.summary.", "tf.keras.")
+OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.summary.", "tf.keras.",
+                  "tf.estimator.", "tf.train.SessionRunHook", "tf.train.LoggingTensorHook",
+                  "tf.train.StopAtStepHook", "tf.train.SessionRunArgs", "tf.train.SessionRunContext",
+                  "tf.train.SessionRunValues", "tf.train.CheckpointSaverHook")
 
 
 def build() -> dict:

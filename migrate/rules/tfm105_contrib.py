@@ -3,6 +3,7 @@ import libcst as cst
 
 from migrate import needles
 from migrate.rule import SymbolRule
+from migrate.rules.tfm110_estimator import target as estimator_target
 from migrate.tables import upgrade_tables
 
 # our overrides: TF1-compatible replacements in shims.contrib (same variable names)
@@ -28,7 +29,7 @@ HINTS = {
     "tf.contrib.tpu": "tf.distribute.TPUStrategy",
     "tf.contrib.summary": "tf.summary",
     "tf.contrib.opt": "tf.keras.optimizers",
-    "tf.contrib.learn": "tf.estimator / Keras",
+    "tf.contrib.learn": "shims.estimator (model_fn Estimators) or a Keras model with fit()",
     "tf.contrib.metrics": "tf.keras.metrics",
     "tf.contrib.losses": "tf.keras.losses",
     "tf.contrib.image": "tf.image / tensorflow-addons",
@@ -66,6 +67,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             return
         if name in ("tf.contrib.eager.enable_eager_execution",):
             return  # TFM104 removes it
+        if estimator_target(name) is not None:
+            return  # TFM110 moves it to shims.estimator
         if name in TO_SHIMS:
             finding = self.report(node, f"{name} is gone in TF2: shims.{TO_SHIMS[name]} keeps "
                                         "its variable names and math")

@@ -52,6 +52,7 @@ class ModeKeys:
     TRAIN = "train"
     EVAL = "eval"
     PREDICT = "infer"
+    INFER = "infer"  # tf.contrib.learn.ModeKeys' name for PREDICT
 
 
 _SPEC_FIELDS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs",

@@ -1,0 +1,111 @@
+"""TFM110: tf.estimator (removed in TF 2.16) -> shims.estimator."""
+from typing import Optional
+
+import libcst as cst
+
+from migrate import needles
+from migrate.rule import SymbolRule
+
+# what shims.estimator provides, by TF1 name prefix -> its name there
+SUPPORTED = {
+    "tf.estimator.Estimator": "Estimator",
+    "tf.estimator.EstimatorSpec": "EstimatorSpec",
+    "tf.estimator.ModeKeys": "ModeKeys",
+    "tf.estimator.RunConfig": "RunConfig",
+    "tf.estimator.TrainSpec": "TrainSpec",
+    "tf.estimator.EvalSpec": "EvalSpec",
+    "tf.estimator.train_and_evaluate": "train_and_evaluate",
+    "tf.estimator.inputs.numpy_input_fn": "inputs.numpy_input_fn",
+    "tf.estimator.SessionRunHook": "SessionRunHook",
+    "tf.estimator.SessionRunArgs": "SessionRunArgs",
+    "tf.estimator.LoggingTensorHook": "LoggingTensorHook",
+    "tf.estimator.StopAtStepHook": "StopAtStepHook",
+    "tf.estimator.CheckpointSaverHook": "CheckpointSaverHook",
+    "tf.estimator.tpu.TPUEstimator": "TPUEstimator",
+    "tf.estimator.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
+    "tf.estimator.tpu.RunConfig": "RunConfig",
+    "tf.contrib.tpu.TPUEstimator": "TPUEstimator",
+    "tf.contrib.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
+    "tf.contrib.tpu.RunConfig": "RunConfig",
+    "tf.contrib.learn.ModeKeys": "ModeKeys",
+    "tf.train.SessionRunHook": "SessionRunHook",
+    "tf.train.SessionRunArgs": "SessionRunArgs",
+    "tf.train.SessionRunContext": "SessionRunContext",
+    "tf.train.SessionRunValues": "SessionRunValues",
+    "tf.train.LoggingTensorHook": "LoggingTensorHook",
+    "tf.train.StopAtStepHook": "StopAtStepHook",
+    "tf.train.CheckpointSaverHook": "CheckpointSaverHook",
+}
+# estimator APIs with no shims home: the Keras way to do the same
+KERAS_INSTEAD = {
+    "tf.estimator.DNN": "a tf.keras.Sequential of Dense layers with compile()/fit()",
+    "tf.estimator.Linear": "a tf.keras.Sequential([tf.keras.layers.Dense(units)]) with compile()/fit()",
+    "tf.estimator.BoostedTrees": "tensorflow_decision_forests or a gradient-boosting library",
+    "tf.estimator.Baseline": "a constant prediction (the label mean) computed with numpy",
+    "tf.estimator.export": "tf.saved_model.save on a tf.Module with a tf.function signature",
+    "tf.estimator.experimental": "a Keras model trained with fit() (tf.keras.callbacks)",
+    "tf.estimator.tpu": "tf.distribute.TPUStrategy with a Keras model",
+    "tf.estimator.WarmStartSettings": "Estimator(warm_start_from=<checkpoint path>)",
+    "tf.estimator.add_metrics": "eval_metric_ops in your model_fn",
+    "tf.estimator": "a Keras model trained with fit()",
+    "tf.contrib.learn": "shims.estimator for model_fn Estimators, or a Keras model with fit()",
+}
+ESTIMATOR = needles.Needle(("estimator", "Estimator", "SessionRun", "TensorHook", "StopAtStepHook",
+                            "CheckpointSaverHook", "ModeKeys"))
+
+
+def target(name: str) -> Optional[str]:
+    """``shims.estimator.X...`` for a TF1 name shims.estimator provides, else None."""
+    for prefix in sorted(SUPPORTED, key=len, reverse=True):
+        if name == prefix or name.startswith(prefix + "."):
+            return "estimator." + SUPPORTED[prefix] + name[len(prefix):]
+    return None
+
+
+def owns(name: str) -> bool:
+    return target(name) is not None or name == "tf.estimator" or name.startswith("tf.estimator.")
+
+
+class EstimatorRule(SymbolRule):
+    code = "TFM110"
+    needle = ESTIMATOR
+    summary = "tf.estimator was removed in TF 2.16: model_fn Estimators run on shims.estimator"
+    fixable = True
+    explanation = """
+TensorFlow 2.16 removed tf.estimator (tensorflow-estimator stops at 2.15), so TF1 programs
+built on model_fn fail at import. shims.estimator runs them on today's TensorFlow with TF
+1.15's semantics: Estimator(model_fn, model_dir, config, params) with train (resuming from
+model_dir, max_steps), evaluate (tf.compat.v1.metrics over the input, mean loss,
+global_step), predict (one dict per example), get_variable_value; EstimatorSpec, ModeKeys,
+RunConfig, TrainSpec/EvalSpec/train_and_evaluate, inputs.numpy_input_fn, the common hooks
+and the TPU names (TPUEstimator with use_tpu=False). Checkpoints keep their TF1 names, so
+an old Estimator's model_dir resumes. `tf.estimator.*`, `tf.compat.v1.estimator.*`,
+`from tensorflow.compat.v1 import estimator`, `tf.contrib.tpu.TPUEstimator*`,
+`tf.contrib.learn.ModeKeys` and the SessionRunHook family are rewritten. Canned estimators
+(DNNClassifier, LinearRegressor, BoostedTrees, ...) and export are reported as errors with
+the Keras way to do the same.
+"""
+    before = """
+estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+"""
+    after = """
+import shims
+estimator = shims.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+"""
+
+    def check(self, node) -> None:
+        name = self.ctx.v1(node)
+        if not name:
+            return
+        new = target(name)
+        if new is not None:
+            finding = self.report(node, f"{name} is gone in TF 2.16+: shims.{new.split('(')[0]} "
+                                        "runs it with TF 1.15's semantics")
+            finding.replace(node, cst.parse_expression(f"shims.{new}"))
+            finding.add_import("import shims")
+            return
+        if name == "tf.estimator" or name.startswith("tf.estimator."):
+            hint = next(KERAS_INSTEAD[p] for p in sorted(KERAS_INSTEAD, key=len, reverse=True)
+                        if name.startswith(p))
+            self.report(node, f"error: {name} is gone in TF 2.16+ and shims.estimator does not "
+                              f"provide it; use {hint}")
