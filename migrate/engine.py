@@ -168,8 +168,11 @@ class _Walker:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, findings: Sequence[Finding]) -> None:
+    def __init__(self, findings: Sequence[Finding], rewritten: Optional[dict] = None) -> None:
         super().__init__()
+        # removed nodes as the other fixes left them (id(original) -> updated), for rules
+        # that move statements: their callables run later and read them from here
+        self.rewritten = {} if rewritten is None else rewritten
         self.replace: Dict[int, list] = {}
         self.insert: Dict[int, list] = {}
         self.append: Dict[int, list] = {}
@@ -196,6 +199,7 @@ class _Apply(cst.CSTTransformer):
         before = self._statements(self.insert.get(key, ()))
         after = self._statements(self.append.get(key, ()))
         if key in self.drop:
+            self.rewritten[key] = updated_node
             if before or after:
                 return cst.FlattenSentinel([*before, *after])
             return cst.RemovalSentinel.REMOVE
@@ -340,7 +344,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not fix or not fixes:
         return Outcome(None, records, names if fix else {})
 
-    new_module = module.visit(_Apply(fixes))
+    new_module = module.visit(_Apply(fixes, ctx.shared.setdefault("rewritten", {})))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
     before, after = names_read(module), names_read(new_module)
