@@ -18,6 +18,10 @@ SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
 SESSION_NEEDLE = needles.Needle(("Session",), r"\b(Interactive)?Session\s*\(")
 
 
+class _NotAProgram(Exception):
+    """A Session that never runs anything: nothing to convert, nothing to report."""
+
+
 class _Blocked(Exception):
     """Why a block cannot be converted with proof (the finding's message)."""
 
@@ -196,6 +200,8 @@ print(program.run("loss", x=data))
         self.ctx.shared.setdefault("sessions_seen", []).append(stmts[session_at])
         try:
             plan = self._plan(stmts, session_at)
+        except _NotAProgram:
+            return
         except _Blocked as why:
             self.ctx.shared.setdefault("sessions_blocked", []).append((stmts[session_at], str(why)))
             return
@@ -266,9 +272,10 @@ print(program.run("loss", x=data))
                 if kind is None:
                     continue
                 handled.add(id(call.func.value) if isinstance(call.func, cst.Attribute) else 0)
-                if kind == "run":
+                if kind in ("run", "init"):
                     for n in _collect(*call.args).reads:
                         handled.add(id(n))
+                if kind == "run":
                     runs.append(call)
                 elif kind in ("init", "close"):
                     removals.append(call)
@@ -282,6 +289,8 @@ print(program.run("loss", x=data))
                     raise _Blocked(f"the session {session!r} is used other than by run()/close()")
                 if read.value in graph_names | inits | savers:
                     raise _Blocked(f"graph value {read.value!r} is used outside sess.run()")
+        if not runs:
+            raise _NotAProgram()
         return {"session": session, "placeholders": placeholders, "graph": graph,
                 "graph_names": graph_names, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers}

@@ -1,0 +1,148 @@
+"""Whole TF1 programs (samples/programs/*): the original runs in TF1 graph mode, the
+migrated program on TF 2.21 with the default Keras; every `KEY numbers...` line the
+original prints must come out equal, and the migrated source must be eager TF2."""
+import io
+import os
+import re
+import subprocess
+import sys
+import tokenize
+
+import pytest
+
+pytest.importorskip("tensorflow")
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAMS = os.path.join(ROOT, "samples", "programs")
+NAMES = sorted(d for d in os.listdir(PROGRAMS) if os.path.isfile(os.path.join(PROGRAMS, d, "legacy.py")))
+GRAPH_MODE = re.compile(r"\b(Session|InteractiveSession|placeholder|feed_dict|"
+                        r"disable_eager_execution|disable_v2_behavior)\b")
+
+REFERENCE = """
+import os, runpy, sys
+import tensorflow.compat.v1 as v1
+v1.disable_v2_behavior()
+sys.modules["tensorflow"] = v1
+sys.path.insert(0, os.environ["TESTS"])
+import tf1_estimator
+v1.estimator = tf1_estimator
+sys.argv = [os.environ["SOURCE"], os.environ["MODEL_DIR"]]
+runpy.run_path(os.environ["SOURCE"], run_name="__main__")
+"""
+MIGRATED = """
+import os, runpy, sys
+sys.path.insert(0, os.path.dirname(os.environ["SOURCE"]))
+sys.argv = [os.environ["SOURCE"], os.environ["MODEL_DIR"]]
+runpy.run_path(os.environ["SOURCE"], run_name="__main__")
+"""
+
+
+def run(code, source, model_dir, **env):
+    environ = dict(os.environ, SOURCE=str(source), MODEL_DIR=str(model_dir), TF_CPP_MIN_LOG_LEVEL="3",
+                   TESTS=os.path.dirname(os.path.abspath(__file__)), **env)
+    environ.pop("TF_USE_LEGACY_KERAS", None)
+    environ.update(env)
+    proc = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = {}
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) > 1 and re.match(r"^[A-Z_]+$", parts[0]):
+            rows[parts[0]] = [float(v) for v in parts[1:]]
+    return rows
+
+
+def code_only(path):
+    with open(path) as handle:
+        tokens = tokenize.generate_tokens(io.StringIO(handle.read()).readline)
+        return " ".join(t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.STRING))
+
+
+def cli(*args):
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+def test_there_are_program_samples():
+    assert {"session_mlp", "estimator_cnn"} <= set(NAMES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_committed_migration_matches_the_tool(name, tmp_path):
+    out = cli("upgrade", os.path.join(PROGRAMS, name, "legacy.py"), "--outtree", tmp_path, "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    with open(tmp_path / "legacy.py") as a, open(os.path.join(PROGRAMS, name, "migrated", "legacy.py")) as b:
+        assert a.read() == b.read(), f"samples/programs/{name}/migrated is stale"
+    again = cli("upgrade", tmp_path / "legacy.py", "--no-cache")  # a second run changes nothing
+    assert "0 would change" in again.stdout + again.stderr, again.stdout
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_migrated_program_computes_what_the_tf1_program_computed(name, tmp_path):
+    legacy = os.path.join(PROGRAMS, name, "legacy.py")
+    migrated = tmp_path / "out"
+    out = cli("upgrade", legacy, "--outtree", migrated, "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    left = sorted(set(GRAPH_MODE.findall(code_only(migrated / "legacy.py"))))
+    assert not left, f"graph-mode code left: {left}"
+    want = run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")
+    got = run(MIGRATED, migrated / "legacy.py", tmp_path / "tf2")
+    assert want
+    for key, values in want.items():
+        assert key in got, f"{key} missing from the migrated run"
+        assert len(got[key]) == len(values), key
+        for a, b in zip(values, got[key]):
+            assert abs(a - b) <= 1e-5 + 1e-5 * abs(a), f"{key}: TF1 {values} TF2 {got[key]}"
+
+
+def test_migrated_estimator_resumes_a_tf1_model_dir(tmp_path):
+    """A model_dir written by the TF1 program: the migrated program restores it (variables,
+    global_step, momentum slots) and trains on exactly as the TF1 program would."""
+    import shutil
+
+    legacy = os.path.join(PROGRAMS, "estimator_cnn", "legacy.py")
+    out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")
+    shutil.copytree(tmp_path / "tf1", tmp_path / "tf2")
+    want = run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")  # resumes at step 15
+    got = run(MIGRATED, tmp_path / "out" / "legacy.py", tmp_path / "tf2")
+    assert want["EVAL"][-1] == got["EVAL"][-1] == 21
+    for key, values in want.items():
+        for a, b in zip(values, got[key]):
+            assert abs(a - b) <= 1e-5 + 1e-5 * abs(a), f"{key}: TF1 {values} TF2 {got[key]}"
+
+
+def test_estimator_refuses_another_models_checkpoint(tmp_path):
+    """A model_dir holding another model's checkpoint: one clear error naming what is
+    missing, and nothing in model_dir is overwritten."""
+    code = """
+import os, sys
+import numpy as np
+import shims
+import tensorflow as tf
+
+def model_fn(features, labels, mode):
+    out = tf.compat.v1.layers.dense(features, 1, name=os.environ["LAYER"])
+    loss = tf.reduce_mean(tf.square(out - labels))
+    step = tf.compat.v1.train.get_global_step()
+    return shims.estimator.EstimatorSpec(mode, loss=loss, train_op=tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step))
+
+def input_fn():
+    return tf.data.Dataset.from_tensors((np.ones((2, 3), "float32"), np.ones((2, 1), "float32"))).repeat()
+
+shims.estimator.Estimator(model_fn, sys.argv[1]).train(input_fn, steps=2)
+"""
+    model_dir = tmp_path / "model"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", LAYER="first")
+    first = subprocess.run([sys.executable, "-c", code, str(model_dir)], env=env, capture_output=True,
+                           text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-2000:]
+    before = {p: (model_dir / p).read_bytes() for p in os.listdir(model_dir)}
+    env["LAYER"] = "second"
+    second = subprocess.run([sys.executable, "-c", code, str(model_dir)], env=env, capture_output=True,
+                            text=True, timeout=300)
+    assert second.returncode != 0
+    assert "not of this model" in second.stderr and "second/kernel" in second.stderr
+    assert {p: (model_dir / p).read_bytes() for p in os.listdir(model_dir)} == before
