@@ -1,0 +1,61 @@
+"""shims.GraphProgram with real TensorFlow: sess.run semantics, TF1 names, checkpoints."""
+import numpy as np
+import pytest
+
+tf = pytest.importorskip("tensorflow")
+import shims  # noqa: E402
+
+
+def build(x):
+    w = tf.Variable(tf.ones([3, 1]), name="w")
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    train = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
+    return {"w": w, "loss": loss, "train": train}
+
+
+def test_only_what_the_fetches_need_runs():
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    data = np.ones((2, 3), "float32")
+    before = program.run("w").copy()
+    assert program.run("loss", x=data) == pytest.approx(6.0)
+    np.testing.assert_array_equal(program.run("w"), before)  # fetching the loss did not train
+    train, loss = program.run(["train", "loss"], x=data)
+    assert train is None and loss == pytest.approx(6.0)
+    assert not np.array_equal(program.run("w"), before)
+
+
+def test_variables_keep_their_tf1_names_and_slots(tmp_path):
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    program.run("train", x=np.ones((1, 3), "float32"))
+    names = [v.name for v in program.variables]
+    assert names[0] == "w:0" and {"w/Adam:0", "w/Adam_1:0", "beta1_power:0", "beta2_power:0"} <= set(names)
+    assert len(names) == len(set(names)) == 5  # created once, whatever the number of steps
+    path = program.save(str(tmp_path / "model"))
+    assert dict(tf.train.list_variables(path)).keys() >= {"w", "w/Adam", "beta1_power"}
+    fresh = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    fresh.restore(str(tmp_path))
+    np.testing.assert_array_equal(fresh.run("w"), program.run("w"))
+
+
+def test_an_unfed_placeholder_fails_only_when_needed():
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    program.run("w")  # needs no feed
+    with pytest.raises(Exception):
+        program.run("loss")
+
+
+def test_restore_names_what_is_missing(tmp_path):
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    path = program.save(str(tmp_path / "model"))
+
+    def other(x):
+        return {"v": tf.Variable(tf.zeros([1]), name="other")}
+
+    with pytest.raises(ValueError, match="other"):
+        shims.GraphProgram(other, x=tf.TensorSpec([None, 3], tf.float32)).restore(path)
+
+
+def test_unknown_fetch_is_a_clear_error():
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    with pytest.raises(KeyError, match="nope"):
+        program.run("nope", x=np.ones((1, 3), "float32"))
