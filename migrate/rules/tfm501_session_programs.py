@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Set
 import libcst as cst
 
 from migrate import needles
-from migrate.cstutil import code, fresh_name
+from migrate.cstutil import NameReads, code, fresh_name
 from migrate.rule import Rule
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
@@ -42,8 +42,8 @@ def _value(stmt) -> Optional[cst.BaseExpression]:
     return None
 
 
-class _Collect(cst.CSTVisitor):
-    """Names a subtree binds and reads, and the calls in it."""
+class _Collect(NameReads):
+    """Names a subtree binds and reads (the Name nodes), and the calls in it."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -51,18 +51,11 @@ class _Collect(cst.CSTVisitor):
         self.binds: Set[str] = set()
         self.calls: List[cst.Call] = []
 
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
+        super().visit_Name(node)
         self.reads.append(node)
 
     def _targets(self, target) -> None:

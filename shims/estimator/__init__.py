@@ -291,8 +291,9 @@ class Estimator:
         program = GraphProgram(model, name=f"estimator_{mode}", **signature)
         return program, holder
 
-    def _restore(self, program: GraphProgram, required: bool) -> Optional[str]:
-        latest = self.latest_checkpoint()
+    def _restore(self, program: GraphProgram, required: bool,
+                 path: Optional[str] = None) -> Optional[str]:
+        latest = path or self.latest_checkpoint()
         if latest is None:
             if required:
                 raise ValueError(f"Estimator: could not find a trained model in {self._model_dir}")
@@ -404,10 +405,7 @@ class Estimator:
         spec = holder["spec"]
         if spec.loss is None:
             raise ValueError("Estimator.evaluate: model_fn must return loss in EVAL mode")
-        if checkpoint_path:
-            program.restore(checkpoint_path)
-        else:
-            self._restore(program, required=True)
+        self._restore(program, required=True, path=checkpoint_path)
         updates: Dict[str, Any] = {"loss": "loss_update"}
         if spec.eval_metric_ops:
             updates["metrics"] = "metric_updates"
@@ -440,10 +438,7 @@ class Estimator:
         spec = holder["spec"]
         if spec.predictions is None:
             raise ValueError("Estimator.predict: model_fn must return predictions in PREDICT mode")
-        if checkpoint_path:
-            program.restore(checkpoint_path)
-        else:
-            self._restore(program, required=True)
+        self._restore(program, required=True, path=checkpoint_path)
         keys = None
         if isinstance(spec.predictions, dict) and predict_keys is not None:
             keys = [predict_keys] if isinstance(predict_keys, str) else list(predict_keys)
