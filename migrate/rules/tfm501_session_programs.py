@@ -243,6 +243,10 @@ print(program.run("loss", x=data))
                     raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
                 graph.append(i)
                 graph_names |= found.binds
+        if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
+                   and isinstance(c.func.value, cst.Name) and c.func.value.value == session
+                   for c in _collect(*stmts[session_at:]).calls):
+            raise _NotAProgram()  # a Session that never runs anything: nothing to convert
         if not placeholders and not graph:
             raise _Blocked("no graph-building code found before the Session")
         # everything else in the block: every use of the session and of graph names
