@@ -207,6 +207,7 @@ print(program.run("loss", x=data))
         graph_names: Set[str] = set()
         inits: Set[str] = set()
         savers: Set[str] = set()
+        saver_options: Dict[str, List[str]] = {}  # a Saver's max_to_keep=..., for its save()
         switches: List[int] = []
         for i, stmt in enumerate(stmts[:session_at]):
             if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
@@ -235,6 +236,7 @@ print(program.run("loss", x=data))
                         raise _Blocked("a tf.train.Saver with a var_list or options other than "
                                        "max_to_keep")
                 savers.add(name)
+                saver_options[name] = [code(a) for a in value.args]
                 graph.append(i)
                 continue
             found = _collect(stmt)
@@ -290,7 +292,8 @@ print(program.run("loss", x=data))
             raise _NotAProgram()
         return {"session": session, "placeholders": placeholders, "graph": graph,
                 "graph_names": graph_names, "inits": inits, "runs": runs,
-                "removals": removals, "saves": saves, "switches": switches, "savers": savers}
+                "removals": removals, "saves": saves, "switches": switches, "savers": savers,
+                "saver_options": saver_options}
 
     def _session_call(self, call, session, graph_names, inits, savers, placeholders):
         func = call.func
@@ -418,7 +421,8 @@ print(program.run("loss", x=data))
                 raise AssertionError("unreachable")
             finding.remove(stmt)
         for call, kind in plan["saves"]:
-            finding.replace(call, self._save_replacement(program, kind))
+            options = plan["saver_options"][call.func.value.value] if kind == "save" else []
+            finding.replace(call, self._save_replacement(program, kind, options))
 
     def _statement_of(self, call, stmts):
         """The simple statement that is exactly ``call`` (an initializer run, a close)."""
@@ -482,10 +486,10 @@ print(program.run("loss", x=data))
         return "{" + ", ".join(parts) + "}"
 
     @staticmethod
-    def _save_replacement(program: str, kind: str):
+    def _save_replacement(program: str, kind: str, options: List[str]):
         def rewrite(updated: cst.Call):
             rest = [code(a) if a.keyword is not None else code(a.value) for a in updated.args[1:]]
-            rest = [r.rstrip().rstrip(",") for r in rest]
+            rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
 
