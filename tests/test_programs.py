@@ -65,7 +65,7 @@ def cli(*args):
 
 
 def test_there_are_program_samples():
-    assert {"session_mlp", "estimator_cnn"} <= set(NAMES)
+    assert {"session_mlp", "estimator_cnn", "bert_finetune"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -43,21 +43,30 @@ class Estimator:
             v1.train.Saver(v1.global_variables()).restore(session, latest)
         return session
 
-    def train(self, input_fn, steps=None, max_steps=None):
+    def train(self, input_fn, steps=None, max_steps=None, hooks=()):
         with v1.Graph().as_default():
             spec, step = self._graph(input_fn, ModeKeys.TRAIN)
             saver = v1.train.Saver(max_to_keep=self.config.keep_checkpoint_max)
             every = self.config.save_checkpoints_steps
+            for hook in hooks:
+                hook.begin()
             with self._session() as session:
                 start = session.run(step)
                 last = max_steps if max_steps is not None else start + steps
                 prefix = os.path.join(self.model_dir, "model.ckpt")
-                while session.run(step) < last:
-                    session.run(spec.train_op)
+                context = v1.train.SessionRunContext(None, session)
+                while session.run(step) < last and not context.stop_requested:
+                    asked = [hook.before_run(context) for hook in hooks]
+                    fetches = [a.fetches if a is not None else [] for a in asked]
+                    _, results = session.run([spec.train_op, fetches])
+                    for hook, result in zip(hooks, results):
+                        hook.after_run(context, v1.train.SessionRunValues(result, None, None))
                     now = session.run(step)
                     if every and now % every == 0 and now < last:
                         saver.save(session, prefix, global_step=now)
                 saver.save(session, prefix, global_step=session.run(step))
+                for hook in hooks:
+                    hook.end(session)
 
     def evaluate(self, input_fn):
         with v1.Graph().as_default():
