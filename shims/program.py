@@ -253,7 +253,7 @@ class GraphProgram(tf.Module):
         def step_fn(*values):
             graph_values = self._trace_build(dict(zip(feeds, values)))
             self._state.ops.update(k for k, v in graph_values.items() if _is_op(v))
-            return _select(graph_values, fetches, self._state.ops)
+            return _select(graph_values, fetches, self._state.ops, self._by_name)
 
         step = tf.function(step_fn, input_signature=specs, autograph=False,
                            experimental_attributes={"_disable_acd": True})
@@ -316,14 +316,14 @@ def _freeze(fetches):
                     f"not {type(fetches).__name__}")
 
 
-def _select(graph_values: Mapping[str, Any], fetches, op_names: set):
+def _select(graph_values: Mapping[str, Any], fetches, op_names: set, variables=None):
     """The step's outputs: fetched tensors as they are, fetched ops as control
     outputs (a dummy value forcing them to run)."""
     def pick(item):
         if isinstance(item, str):
             if item in graph_values:
                 return convert(graph_values[item])
-            found = _by_graph_name(item, graph_values)
+            found = _by_graph_name(item, graph_values, variables)
             if _is_op(found):
                 op_names.add(item)
             return convert(found)
@@ -346,8 +346,14 @@ def _select(graph_values: Mapping[str, Any], fetches, op_names: set):
     return pick(fetches)
 
 
-def _by_graph_name(name: str, graph_values):
-    """A tensor (``"loss:0"``) or op (``"train_op"``) of the step graph, by its TF1 name."""
+def _by_graph_name(name: str, graph_values, variables: Mapping[str, Any] = None):
+    """A tensor (``"loss:0"``) or op (``"train_op"``) of the step graph, or a program
+    variable (``"global_step:0"``, ``"w/read:0"``), by its TF1 name."""
+    if variables:
+        key = name[:-2] if name.endswith(":0") else name
+        key = key[:-len("/read")] if key.endswith("/read") else key
+        if key in variables:
+            return variables[key]
     graph = ops.get_default_graph()
     try:
         if ":" in name:
