@@ -121,6 +121,7 @@ class GraphProgram(tf.Module):
         state.collections = {}  # id(variable) -> its TF1 collections
         state.order = []        # variables in creation order
         state.steps = {}        # (fetches, feeds) -> tf.function
+        state.concrete = {}     # (fetches, feeds) -> its traced ConcreteFunction
         state.ops = set()       # returned names whose value is an op (fetching gives None)
         state.built = False
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
@@ -268,8 +269,15 @@ class GraphProgram(tf.Module):
         (a name, or a list/tuple/dict of them); feeds are parameter values. Returns
         numpy values in the structure of ``fetches`` (``None`` for ops)."""
         names = tuple(feeds)
-        step = self.function(fetches, names)
-        out = step(*[feeds[n] for n in names])
+        key = (_freeze(fetches), names)
+        concrete = self._state.concrete.get(key)
+        if concrete is None:  # the traced step itself: calling it skips tf.function's dispatch
+            concrete = self.function(fetches, names).get_concrete_function()
+            self._state.concrete[key] = concrete
+        specs = self._state.specs
+        args = [tf.nest.map_structure(lambda value, spec: tf.convert_to_tensor(value, spec.dtype),
+                                      feeds[n], specs[n]) for n in names]
+        out = concrete(*args)
         return _unpack(out, fetches, self._state.ops)
 
     # -- checkpoints --------------------------------------------------------------
