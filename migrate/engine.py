@@ -196,10 +196,11 @@ class _Apply(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         key = id(original_node)
+        if key in self.drop:  # before the inserts run: a callable may move this very node
+            self.rewritten[key] = updated_node
         before = self._statements(self.insert.get(key, ()))
         after = self._statements(self.append.get(key, ()))
         if key in self.drop:
-            self.rewritten[key] = updated_node
             if before or after:
                 return cst.FlattenSentinel([*before, *after])
             return cst.RemovalSentinel.REMOVE

@@ -26,12 +26,21 @@ class _Blocked(Exception):
     """Why a block cannot be converted with proof (the finding's message)."""
 
 
-def _assigned_name(stmt) -> Optional[str]:
-    """``NAME`` for a one-target simple assignment ``NAME = ...``."""
+def _key(expr, self_name: Optional[str]) -> Optional[str]:
+    """A graph name: ``x`` for a name, ``self.x`` for an attribute of the owning object."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if self_name and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            and expr.value.value == self_name:
+        return f"self.{expr.attr.value}"
+    return None
+
+
+def _assigned_key(stmt, self_name: Optional[str] = None) -> Optional[str]:
+    """The key of a one-target simple assignment ``x = ...`` / ``self.x = ...``."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-            and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 \
-            and isinstance(stmt.body[0].targets[0].target, cst.Name):
-        return stmt.body[0].targets[0].target.value
+            and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+        return _key(stmt.body[0].targets[0].target, self_name)
     return None
 
 
@@ -42,25 +51,39 @@ def _value(stmt) -> Optional[cst.BaseExpression]:
     return None
 
 
-class _Collect(NameReads):
-    """Names a subtree binds and reads (the Name nodes), and the calls in it."""
+def _plain(key: str) -> str:
+    """The name a key gets in the build function's parameters and returned dict."""
+    return key[len("self."):] if key.startswith("self.") else key
 
-    def __init__(self) -> None:
+
+class _Collect(NameReads):
+    """Keys a subtree binds and reads (with their nodes), and the calls in it."""
+
+    def __init__(self, self_name: Optional[str] = None) -> None:
         super().__init__()
-        self.reads: List[cst.Name] = []
+        self.self_name = self_name
+        self.reads: List[tuple] = []  # (node, key)
         self.binds: Set[str] = set()
         self.calls: List[cst.Call] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        key = _key(node, self.self_name)
+        if key is not None and key.startswith("self."):
+            self.reads.append((node, key))
+            return False
+        return super().visit_Attribute(node)
 
     def visit_Call(self, node: cst.Call) -> None:
         self.calls.append(node)
 
     def visit_Name(self, node: cst.Name) -> None:
         super().visit_Name(node)
-        self.reads.append(node)
+        self.reads.append((node, node.value))
 
     def _targets(self, target) -> None:
-        if isinstance(target, cst.Name):
-            self.binds.add(target.value)
+        key = _key(target, self.self_name)
+        if key is not None:
+            self.binds.add(key)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._targets(element.value)
@@ -97,8 +120,8 @@ def _ids(node) -> Set[int]:
     return found
 
 
-def _collect(*nodes) -> _Collect:
-    visitor = _Collect()
+def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
+    visitor = _Collect(self_name)
     for node in nodes:
         node.visit(visitor)
     return visitor
@@ -150,11 +173,12 @@ print(program.run("loss", x=data))
 """
 
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
-        self.blocks: List[tuple] = []
-        self._block(node.body, node)
+        self._block(list(node.body), node, [])
         for stmt in node.body:
             if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
-                self._block(stmt.body.body, stmt)
+                self._block(list(stmt.body.body), stmt, [])
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                self._class(stmt)
         self._fallback(node)
 
     # -- helpers -----------------------------------------------------------------------
@@ -166,12 +190,13 @@ print(program.run("loss", x=data))
             return self._tfname(expr.func)
         return None
 
-    def _session_stmt(self, stmt) -> Optional[str]:
-        """The session's name for ``s = tf.Session()`` or ``with tf.Session() as s:``."""
-        name = _assigned_name(stmt)
-        if name and self._call_name(_value(stmt)) in SESSIONS:
-            return name
-        if isinstance(stmt, cst.With) and len(stmt.items) == 1:
+    def _session_stmt(self, stmt, self_name=None) -> Optional[str]:
+        """The session's key for ``s = tf.Session()``, ``self.s = tf.Session()`` or
+        ``with tf.Session() as s:``."""
+        key = _assigned_key(stmt, self_name)
+        if key and self._call_name(_value(stmt)) in SESSIONS:
+            return key
+        if self_name is None and isinstance(stmt, cst.With) and len(stmt.items) == 1:
             item = stmt.items[0]
             if self._call_name(item.item) in SESSIONS and item.asname is not None \
                     and isinstance(item.asname.name, cst.Name):
@@ -179,130 +204,151 @@ print(program.run("loss", x=data))
         return None
 
     def _uses_tf(self, stmt) -> bool:
-        for call in _collect(stmt).calls:
-            if self._tfname(call.func):
-                return True
-        return False
+        return any(self._tfname(call.func) for call in _collect(stmt).calls)
 
-    # -- one block -------------------------------------------------------------------------
-    def _block(self, body, owner) -> None:
-        stmts = list(body)
-        session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s)), None)
+    # -- a block: a module, a function body, or a class's __init__ with its methods -------
+    def _block(self, stmts, owner, methods, self_name=None) -> None:
+        session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
         if session_at is None:
             return
-        self.ctx.shared.setdefault("sessions_seen", []).append(stmts[session_at])
         try:
-            plan = self._plan(stmts, session_at)
+            plan = self._plan(stmts, session_at, methods, self_name)
         except _NotAProgram:
             return
         except _Blocked as why:
             self.ctx.shared.setdefault("sessions_blocked", []).append((stmts[session_at], str(why)))
             return
-        self._apply(stmts, session_at, plan, isinstance(owner, cst.Module))
+        self._apply(stmts, session_at, plan, owner)
 
-    def _plan(self, stmts, session_at) -> dict:
-        session = self._session_stmt(stmts[session_at])
+    def _class(self, cls: cst.ClassDef) -> None:
+        methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+                   and isinstance(m.body, cst.IndentedBlock) and m.params.params]
+        init = next((m for m in methods if m.name.value == "__init__"), None)
+        if init is None:
+            return
+        self_name = init.params.params[0].name.value
+        others = [m for m in methods if m is not init]
+        if any(m.params.params[0].name.value != self_name for m in others):
+            others = [m for m in others if m.params.params[0].name.value == self_name]
+        self._block(list(init.body.body), init, others, self_name)
+
+    def _plan(self, stmts, session_at, methods, self_name) -> dict:
+        session = self._session_stmt(stmts[session_at], self_name)
+        scopes = [*stmts[session_at:], *methods]
+        runs_anything = any(
+            isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
+            and _key(c.func.value, self_name) == session
+            for c in _collect(*scopes, self_name=self_name).calls)
+        if not runs_anything:
+            raise _NotAProgram()  # a Session that never runs anything: nothing to convert
         placeholders: Dict[str, cst.Call] = {}
         graph: List[int] = []
-        graph_names: Set[str] = set()
+        graph_keys: Set[str] = set()
         inits: Set[str] = set()
         savers: Set[str] = set()
         saver_options: Dict[str, List[str]] = {}  # a Saver's max_to_keep=..., for its save()
         switches: List[int] = []
-        for i, stmt in enumerate(stmts[:session_at]):
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
+        # in a class, graph code may follow the session's creation
+        region = range(len(stmts)) if self_name else range(session_at)
+        for i in region:
+            stmt = stmts[i]
+            if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
                     isinstance(stmt, cst.SimpleStatementLine)
                     and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
                 continue
-            value, name = _value(stmt), _assigned_name(stmt)
+            value, key = _value(stmt), _assigned_key(stmt, self_name)
             called = self._call_name(value)
             if called in SWITCHES and isinstance(stmt.body[0], cst.Expr):
                 switches.append(i)
                 continue
             if called in PLACEHOLDERS:
-                if not name:
+                if not key:
                     raise _Blocked("a placeholder not assigned to a plain name")
-                placeholders[name] = value
-                graph_names.add(name)
+                placeholders[key] = value
+                graph_keys.add(key)
                 graph.append(i)
                 continue
-            if name and called in INITIALIZERS:
-                inits.add(name)
+            if key and called in INITIALIZERS:
+                inits.add(key)
                 graph.append(i)
                 continue
-            if name and called == "tf.train.Saver":
+            if key and called == "tf.train.Saver":
                 for a in value.args:
                     if a.keyword is None or a.keyword.value not in ("max_to_keep",):
                         raise _Blocked("a tf.train.Saver with a var_list or options other than "
                                        "max_to_keep")
-                savers.add(name)
-                saver_options[name] = [code(a) for a in value.args]
+                savers.add(key)
+                saver_options[key] = [code(a) for a in value.args]
                 graph.append(i)
                 continue
-            found = _collect(stmt)
-            if self._uses_tf(stmt) or any(r.value in graph_names for r in found.reads):
+            found = _collect(stmt, self_name=self_name)
+            if self_name and i > session_at and any(
+                    isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
+                    for c in found.calls):
+                continue  # a run in __init__ (an initializer): handled with the other uses
+            if self._uses_tf(stmt) or any(k in graph_keys for _, k in found.reads):
                 if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
                     raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
                 graph.append(i)
-                graph_names |= found.binds
-        if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
-                   and isinstance(c.func.value, cst.Name) and c.func.value.value == session
-                   for c in _collect(*stmts[session_at:]).calls):
-            raise _NotAProgram()  # a Session that never runs anything: nothing to convert
+                graph_keys |= found.binds
         if not placeholders and not graph:
             raise _Blocked("no graph-building code found before the Session")
-        # everything else in the block: every use of the session and of graph names
-        rest = [s for i, s in enumerate(stmts) if i not in graph and i not in switches]
+        names = [_plain(k) for k in graph_keys]
+        if len(set(names)) != len(names):
+            raise _Blocked("a graph name used both as a local and as an attribute")
+        # everything else: every use of the session and of graph names
+        rest = [s for i, s in enumerate(stmts) if i not in graph and i not in switches] + methods
         runs, removals, saves = [], [], []
         for stmt in rest:
             if stmt is stmts[session_at]:
-                if isinstance(stmt, cst.With):
-                    found = _collect(stmt.body)
-                else:
+                if not isinstance(stmt, cst.With):
                     continue
+                found = _collect(stmt.body, self_name=self_name)
+            elif stmt in methods:
+                found = _collect(stmt.body, self_name=self_name)
             else:
-                found = _collect(stmt)
-            rebound = (found.binds & (graph_names | inits | savers)) - {session}
+                found = _collect(stmt, self_name=self_name)
+            rebound = (found.binds & (graph_keys | inits | savers)) - {session}
             if rebound:
                 raise _Blocked(f"graph name {sorted(rebound)[0]!r} is rebound after the graph is built")
             handled: Set[int] = set()
             for call in found.calls:
-                kind = self._session_call(call, session, graph_names, inits, savers, placeholders)
+                kind = self._session_call(call, session, graph_keys, inits, savers, placeholders,
+                                          self_name)
                 if kind is None:
                     continue
-                handled.add(id(call.func.value) if isinstance(call.func, cst.Attribute) else 0)
+                handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
                 if kind in ("run", "init"):
-                    for n in _collect(*call.args).reads:
-                        handled.add(id(n))
+                    handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
                 if kind == "run":
                     runs.append(call)
                 elif kind in ("init", "close"):
                     removals.append(call)
                 else:
-                    handled.add(id(call.args[0].value))
+                    handled |= {id(n) for n, _ in
+                                _collect(call.args[0].value, self_name=self_name).reads}
                     saves.append((call, kind))
-            for read in found.reads:
-                if id(read) in handled:
+            for node, key in found.reads:
+                if id(node) in handled:
                     continue
-                if read.value == session:
+                if key == session:
                     raise _Blocked(f"the session {session!r} is used other than by run()/close()")
-                if read.value in graph_names | inits | savers:
-                    raise _Blocked(f"graph value {read.value!r} is used outside sess.run()")
-        if not runs:
-            raise _NotAProgram()
+                if key in graph_keys | inits | savers:
+                    raise _Blocked(f"graph value {key!r} is used outside sess.run()")
         return {"session": session, "placeholders": placeholders, "graph": graph,
-                "graph_names": graph_names, "inits": inits, "runs": runs,
+                "graph_keys": graph_keys, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
-                "saver_options": saver_options}
+                "saver_options": saver_options, "self_name": self_name, "methods": methods}
 
-    def _session_call(self, call, session, graph_names, inits, savers, placeholders):
+    def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
         func = call.func
-        if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Name):
+        if not isinstance(func, cst.Attribute):
             return None
-        owner, method = func.value.value, func.attr.value
+        owner, method = _key(func.value, self_name), func.attr.value
+        if owner is None:
+            return None
         if owner in savers and method in ("save", "restore"):
-            if not call.args or not isinstance(call.args[0].value, cst.Name) \
-                    or call.args[0].value.value != session:
+            if not call.args or _key(call.args[0].value, self_name) != session:
                 raise _Blocked(f"{owner}.{method}() with another session")
             return method
         if owner != session:
@@ -314,10 +360,9 @@ print(program.run("loss", x=data))
         if not call.args:
             raise _Blocked("sess.run() without fetches")
         fetch = call.args[0].value
-        if self._call_name(fetch) in INITIALIZERS or (isinstance(fetch, cst.Name)
-                                                      and fetch.value in inits):
+        if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits:
             return "init"
-        self._fetch_names(fetch, graph_names)
+        self._fetch_keys(fetch, graph_keys, self_name)
         feeds = [a for a in call.args[1:] if a.keyword is None or a.keyword.value == "feed_dict"]
         others = [a for a in call.args[1:] if a not in feeds]
         if others or len(feeds) > 1:
@@ -327,86 +372,99 @@ print(program.run("loss", x=data))
             if not isinstance(feed, cst.Dict):
                 raise _Blocked("a feed_dict that is not a dict literal")
             for element in feed.elements:
-                if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.Name) \
-                        or element.key.value not in placeholders:
+                if not isinstance(element, cst.DictElement) \
+                        or _key(element.key, self_name) not in placeholders:
                     raise _Blocked("a feed of something other than a placeholder")
         return "run"
 
-    def _fetch_names(self, fetch, graph_names) -> None:
-        if isinstance(fetch, cst.Name):
-            if fetch.value not in graph_names:
-                raise _Blocked(f"a fetch of {fetch.value!r}, which is not built in the graph")
+    def _fetch_keys(self, fetch, graph_keys, self_name) -> None:
+        key = _key(fetch, self_name)
+        if key is not None:
+            if key not in graph_keys:
+                raise _Blocked(f"a fetch of {key!r}, which is not built in the graph")
             return
         if isinstance(fetch, (cst.List, cst.Tuple)):
             for element in fetch.elements:
                 if isinstance(element, cst.StarredElement):
                     raise _Blocked("a starred fetch list")
-                self._fetch_names(element.value, graph_names)
+                self._fetch_keys(element.value, graph_keys, self_name)
             return
         if isinstance(fetch, cst.Dict):
             for element in fetch.elements:
                 if not isinstance(element, cst.DictElement):
                     raise _Blocked("a fetch dict with ** entries")
-                self._fetch_names(element.value, graph_names)
+                self._fetch_keys(element.value, graph_keys, self_name)
             return
         raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}")
 
     # -- rewrite -----------------------------------------------------------------------------
-    def _apply(self, stmts, session_at, plan, owner_is_module: bool) -> None:
+    def _apply(self, stmts, session_at, plan, owner) -> None:
         ctx = self.ctx
+        self_name = plan["self_name"]
+        at_module = isinstance(owner, cst.Module)
         anchor = stmts[session_at]
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
                                       "by a function run as tf.function steps (shims.GraphProgram)")
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
-        program = fresh_name(ctx, "program")
+        program_name = fresh_name(ctx, "program")
+        program = f"{self_name}.{program_name}" if self_name else program_name
         tf_expr = code(ctx.tf(finding, ""))
-        params = [name for name in plan["placeholders"]]
-        moved = [stmts[i] for i in plan["graph"]
-                 if _assigned_name(stmts[i]) not in plan["placeholders"]
-                 and _assigned_name(stmts[i]) not in plan["inits"]
-                 and _assigned_name(stmts[i]) not in plan["savers"]]
+        dropped = plan["inits"] | plan["savers"]
+        placeholder_stmts = {i for i in plan["graph"] if _assigned_key(stmts[i], self_name)
+                             in plan["placeholders"]}
+        moved = [i for i in plan["graph"]
+                 if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
         for i in plan["graph"]:
             finding.remove(stmts[i])
         for i in plan["switches"]:
             finding.remove(stmts[i])
         fetched: List[str] = []
         for call in plan["runs"]:
-            for read in _collect(call.args[0].value).reads:
-                if read.value not in fetched:
-                    fetched.append(read.value)
-        specs = []
-        for name, call in plan["placeholders"].items():
-            specs.append(f"{name}={self._spec(call, tf_expr)}")
+            for _, key in _collect(call.args[0].value, self_name=self_name).reads:
+                if key in plan["graph_keys"] and key not in fetched:
+                    fetched.append(key)
+        params = [_plain(k) for k in plan["placeholders"]]
+        specs = [f"{_plain(k)}={self._spec(call, tf_expr)}" for k, call in plan["placeholders"].items()]
+        # a placeholder kept on the object is set from the parameter, for the graph code
+        keep = [f"{k} = {_plain(k)}\n" for k in plan["placeholders"]
+                if k.startswith("self.") and any(k in _collect(stmts[i], self_name=self_name).binds
+                                                 or any(r == k for _, r in _collect(
+                                                     stmts[i], self_name=self_name).reads)
+                                                 for i in moved)]
+        returned = ", ".join(f'"{_plain(k)}": {k}' for k in fetched)
         rewritten = ctx.shared.setdefault("rewritten", {})
-        returned = ", ".join(f'"{n}": {n}' for n in fetched if n not in plan["placeholders"])
-        placeholders_fetched = [n for n in fetched if n in plan["placeholders"]]
-        if placeholders_fetched:
-            returned = ", ".join(filter(None, [returned] + [f'"{n}": {n}' for n in placeholders_fetched]))
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
                         f"{''.join(', ' + s for s in specs)})\n")
 
-        def replacement(updated):
-            body = [rewritten.get(id(s), s) for s in moved]
-            body = [s.with_changes(leading_lines=()) if i == 0 else s for i, s in enumerate(body)]
+        def definition() -> list:
+            body = [cst.parse_statement(line) for line in keep]
+            body += [rewritten.get(id(stmts[i]), stmts[i]) for i in moved]
+            body = [b.with_changes(leading_lines=()) if n == 0 else b for n, b in enumerate(body)]
             body.append(cst.parse_statement(f"return {{{returned}}}\n"))
+            blank = [cst.EmptyLine(), cst.EmptyLine()] if at_module else []
             func = cst.parse_statement(header)
-            blank = [cst.EmptyLine(), cst.EmptyLine()]
-            func = func.with_changes(body=func.body.with_changes(body=body),
-                                     leading_lines=blank if owner_is_module else [])
+            func = func.with_changes(body=func.body.with_changes(body=body), leading_lines=blank)
             line = cst.parse_statement(program_line)
-            if owner_is_module:
+            if at_module:
                 line = line.with_changes(leading_lines=blank)
-            new = [func, line]
-            if isinstance(updated, cst.With):
-                inner = list(updated.body.body)
-                new.extend(inner)
-            return cst.FlattenSentinel(new)
+            return [func, line]
 
-        finding.replace(anchor, replacement)
+        if self_name:  # the program is made where the graph was complete
+            last = max(moved or plan["graph"])
+            finding.insert_after(stmts[last], definition)
+            finding.remove(anchor)
+        else:
+            def replacement(updated):
+                new = definition()
+                if isinstance(updated, cst.With):
+                    new.extend(updated.body.body)
+                return cst.FlattenSentinel(new)
+
+            finding.replace(anchor, replacement)
         dead: Set[int] = set()
-        for node in [*(stmts[i] for i in plan["graph"] if stmts[i] not in moved),
+        for node in [*(stmts[i] for i in plan["graph"] if i not in moved),
                      *(stmts[i] for i in plan["switches"]),
                      anchor.items[0] if isinstance(anchor, cst.With) else anchor,
                      *plan["removals"], *(c.func for c in plan["runs"]),
@@ -414,14 +472,13 @@ print(program.run("loss", x=data))
             dead |= _ids(node)
         ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
         for call in plan["runs"]:
-            finding.replace(call, self._run_replacement(call, program))
+            finding.replace(call, self._run_replacement(program, self_name))
+        scopes = [*stmts, *plan["methods"]]
         for call in plan["removals"]:
-            stmt = self._statement_of(call, stmts)
-            if stmt is None:
-                raise AssertionError("unreachable")
-            finding.remove(stmt)
+            finding.remove(self._statement_of(call, scopes))
         for call, kind in plan["saves"]:
-            options = plan["saver_options"][call.func.value.value] if kind == "save" else []
+            owner_key = _key(call.func.value, self_name)
+            options = plan["saver_options"][owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(program, kind, options))
 
     def _statement_of(self, call, stmts):
@@ -437,7 +494,7 @@ print(program.run("loss", x=data))
         for stmt in stmts:
             stmt.visit(Find())
         if not found:
-            return None
+            raise _Blocked("an initializer run or close() inside an expression")
         return found[0]
 
     @staticmethod
@@ -462,27 +519,28 @@ print(program.run("loss", x=data))
             or isinstance(func, cst.Name) and func.value == "placeholder_with_default"
 
     @staticmethod
-    def _run_replacement(call: cst.Call, program: str):
+    def _run_replacement(program: str, self_name: Optional[str]):
         def rewrite(updated: cst.Call):
-            fetch = updated.args[0].value
-            fetch_code = SessionPrograms._names_as_strings(fetch)
-            parts = [fetch_code]
+            parts = [SessionPrograms._names_as_strings(updated.args[0].value, self_name)]
             for a in updated.args[1:]:
                 for element in a.value.elements:
-                    parts.append(f"{element.key.value}={code(element.value)}")
+                    parts.append(f"{_plain(_key(element.key, self_name))}={code(element.value)}")
             return cst.parse_expression(f"{program}.run({', '.join(parts)})")
         return rewrite
 
     @staticmethod
-    def _names_as_strings(fetch) -> str:
-        if isinstance(fetch, cst.Name):
-            return f'"{fetch.value}"'
+    def _names_as_strings(fetch, self_name) -> str:
+        key = _key(fetch, self_name)
+        if key is not None:
+            return f'"{_plain(key)}"'
+        inner = [SessionPrograms._names_as_strings(e.value, self_name) for e in fetch.elements] \
+            if not isinstance(fetch, cst.Dict) else None
         if isinstance(fetch, cst.List):
-            return "[" + ", ".join(SessionPrograms._names_as_strings(e.value) for e in fetch.elements) + "]"
+            return "[" + ", ".join(inner) + "]"
         if isinstance(fetch, cst.Tuple):
-            inner = [SessionPrograms._names_as_strings(e.value) for e in fetch.elements]
             return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-        parts = [f"{code(e.key)}: {SessionPrograms._names_as_strings(e.value)}" for e in fetch.elements]
+        parts = [f"{code(e.key)}: {SessionPrograms._names_as_strings(e.value, self_name)}"
+                 for e in fetch.elements]
         return "{" + ", ".join(parts) + "}"
 
     @staticmethod
