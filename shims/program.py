@@ -35,6 +35,7 @@ What makes it behave like the TF1 graph:
 """
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -84,6 +85,7 @@ class _State:
 class _Building(threading.local):
     program: Optional["GraphProgram"] = None
     graph = None
+    keys: set = set()  # variable names taken in the trace being built
 
 
 _BUILDING = _Building()
@@ -95,6 +97,42 @@ def _creator(next_creator, **kwargs):
     if program is None:
         return next_creator(**kwargs)
     return program._create_variable(next_creator, kwargs)
+
+
+@contextlib.contextmanager
+def _updates_to_collection(graph):
+    """Keras layers' updates (batch-norm moving averages) land in UPDATE_OPS, as the TF1
+    layers' did. A Keras layer runs its update ops inline, counting on a tf.function's
+    automatic control dependencies; steps here have none (only what the fetches need
+    runs), so without this a program's `control_dependencies(UPDATE_OPS)` would hold
+    nothing and the moving averages would never move."""
+    import tf_keras
+
+    layer_class = tf_keras.layers.Layer
+    original = layer_class.add_update
+
+    def add_update(layer, updates):
+        from tf_keras.src.engine import base_layer_utils
+
+        if ops.get_default_graph() is not graph:
+            return original(layer, updates)
+        context = base_layer_utils.call_context()
+        if context.in_keras_graph or context.frozen:
+            return None
+        for update in tf.nest.flatten(updates):
+            result = update() if callable(update) else update
+            for item in tf.nest.flatten(result):
+                # a tensor, an op, or what a variable's assign returns (its op is the update)
+                op = item if isinstance(item, tf.Operation) else getattr(item, "op", None)
+                if op is not None and getattr(op, "graph", None) is graph:
+                    graph.add_to_collection(ops.GraphKeys.UPDATE_OPS, op)
+        return None
+
+    layer_class.add_update = add_update
+    try:
+        yield
+    finally:
+        layer_class.add_update = original
 
 
 def _is_op(value) -> bool:
@@ -120,6 +158,7 @@ class GraphProgram(tf.Module):
         state.store = _EagerVariableStore()
         state.collections = {}  # id(variable) -> its TF1 collections
         state.order = []        # variables in creation order
+        state.key_of = {}       # id(variable) -> its TF1 name
         state.steps = {}        # (fetches, feeds) -> tf.function
         state.concrete = {}     # (fetches, feeds) -> its traced ConcreteFunction
         state.ops = set()       # returned names whose value is an op (fetching gives None)
@@ -159,23 +198,44 @@ class GraphProgram(tf.Module):
         graph = ops.get_default_graph()
         key = None
         if graph is _BUILDING.graph:  # created in the step graph: key it by its TF1 name
-            with ops.name_scope(kwargs.get("name"), "Variable", skip_on_eager=False) as scoped:
-                key = ops.name_from_scope_name(scoped)
+            base = kwargs.get("name") or "Variable"
+            if base.endswith("/"):  # an absolute scope name (what get_variable passes)
+                key = base[:-1]
+            else:
+                scope = graph.get_name_scope()
+                key = f"{scope}/{base}" if scope else base
+            # a name taken earlier in this trace gets TF1's suffix (two optimizers' beta1_power
+            # are beta1_power and beta1_power_1), so they never share a variable
+            taken = _BUILDING.keys
+            if key in taken:
+                stem, n = key, 1
+                while f"{stem}_{n}" in taken:
+                    n += 1
+                key = f"{stem}_{n}"
+            taken.add(key)
             existing = self._by_name.get(key)
             if existing is not None:
                 return existing
         variable = next_creator(**kwargs)
-        if key is None:
-            key = variable.name[:-2] if variable.name.endswith(":0") else variable.name
         if id(variable) not in self._state.collections:
+            if key is None:  # made outside the step graph (the layer store, Keras): its own name
+                key = _name(variable)
+                stem, n = key, 1
+                while key in self._by_name and self._by_name[key] is not variable:
+                    key, n = f"{stem}_{n}", n + 1
             names = list(collections) if collections else [_GLOBAL]
             if variable.trainable and _TRAINABLE not in names:
                 names.append(_TRAINABLE)
             self._state.collections[id(variable)] = tuple(names)
             self._state.order.append(variable)
-            self._by_name.setdefault(key, variable)
+            self._state.key_of[id(variable)] = key
+            self._by_name[key] = variable
             self._register(_BUILDING.graph, variable)
         return variable
+
+    def name_of(self, variable) -> str:
+        """The TF1 name of one of the program's variables (what checkpoints use)."""
+        return self._state.key_of[id(variable)]
 
     def _getter(self, getter, name, *args, **kwargs):
         """get_variable's collections (the TF1-style store drops them): a global step
@@ -216,17 +276,18 @@ class GraphProgram(tf.Module):
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
-        outer = (_BUILDING.program, _BUILDING.graph)
-        _BUILDING.program, _BUILDING.graph = self, graph
+        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys)
+        _BUILDING.program, _BUILDING.graph, _BUILDING.keys = self, graph, set()
         try:
             for variable in self._state.order:  # what earlier traces created, as TF1 listed it
                 self._register(graph, variable)
-            with tf.variable_creator_scope(_creator), self._state.store.scope(), \
+            with _updates_to_collection(graph), \
+                    tf.variable_creator_scope(_creator), self._state.store.scope(), \
                     tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(),
                                                 custom_getter=self._getter):
                 values = self._build(**args)
         finally:
-            _BUILDING.program, _BUILDING.graph = outer
+            _BUILDING.program, _BUILDING.graph, _BUILDING.keys = outer
             scopes[:] = saved_scopes
         if not isinstance(values, Mapping):
             raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
@@ -282,8 +343,8 @@ class GraphProgram(tf.Module):
 
     # -- checkpoints --------------------------------------------------------------
     def _saver(self, max_to_keep: int = 5):
-        return tf.compat.v1.train.Saver(var_list={_name(v): v for v in self.global_variables()},
-                                        max_to_keep=max_to_keep)
+        return tf.compat.v1.train.Saver(
+            var_list={self.name_of(v): v for v in self.global_variables()}, max_to_keep=max_to_keep)
 
     def save(self, path: str, global_step=None, max_to_keep: int = 5) -> str:
         """Write a TF1 name-based checkpoint (``tf.train.Saver().save`` in TF1)."""
@@ -298,7 +359,7 @@ class GraphProgram(tf.Module):
             if latest is None:
                 raise FileNotFoundError(f"no checkpoint in {path}")
             path = latest
-        wanted = {_name(v): v for v in self.global_variables()}
+        wanted = {self.name_of(v): v for v in self.global_variables()}
         present = dict(tf.train.list_variables(path))
         missing = sorted(n for n in wanted if n not in present)
         if missing:

@@ -65,7 +65,8 @@ def cli(*args):
 
 
 def test_there_are_program_samples():
-    assert {"session_mlp", "estimator_cnn", "bert_finetune"} <= set(NAMES)
+    assert {"session_mlp", "session_linear_regression", "session_cnn_batchnorm", "session_gan",
+            "session_rl_agent", "estimator_cnn", "bert_finetune"} <= set(NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)

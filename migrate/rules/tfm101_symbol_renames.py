@@ -1,4 +1,6 @@
 """TFM101: TF1 symbols renamed or moved in TF2 (tables generated from tf_upgrade_v2)."""
+import libcst as cst
+
 from migrate import needles
 from migrate.rule import SymbolRule
 from migrate.tables import owned_by_rules, upgrade_tables
@@ -39,8 +41,24 @@ with tf.compat.v1.variable_scope("encoder"):
         if not old or owned_by_rules(old):
             return
         tables = upgrade_tables()
-        new = tables["symbol_renames"].get(old)
-        if not new or new == old:
+        renames = tables["symbol_renames"]
+        new = renames.get(old)
+        if not new:  # an attribute of a renamed class or module: tf.GraphKeys.UPDATE_OPS
+            parts, target = old.split("."), node
+            for cut in range(1, len(parts) - 1):
+                if not isinstance(target, cst.Attribute):
+                    return
+                target = target.value
+                prefix = ".".join(parts[:-cut])
+                if prefix in renames:
+                    if owned_by_rules(prefix) or prefix in tables["tf2_symbols_set"]:
+                        return
+                    renamed = renames[prefix]
+                    finding = self.report(target, f"{prefix} is {renamed} in TF2")
+                    finding.replace(target, ctx.tf(finding, renamed[len("tf."):]))
+                    return
+            return
+        if new == old:
             return
         if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file():
             return  # valid TF2 too (tf.where, ...): only TF1 code means the TF1 API

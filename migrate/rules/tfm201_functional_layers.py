@@ -144,6 +144,11 @@ def encoder(x):
                          "BatchNormalization only (not Keras 3)")
         name_node = values.get("name")
         literal_name = string_value(name_node)
+        seed = values.get("seed")
+        if function == "dropout" and seed is not None and not (
+                isinstance(seed, cst.Name) and seed.value == "None"):
+            self._seeded_dropout(node, roles)
+            return
 
         def build(updated: cst.Call) -> Tuple[cst.BaseExpression, List[cst.Arg], List[cst.Arg]]:
             """(constructor call, call args) from the updated node's argument values."""
@@ -165,6 +170,20 @@ def encoder(x):
             return ctor_args, call_args
 
         self._place(node, function, keras_class, build, name_node, literal_name, reuse_true, notes)
+
+    def _seeded_dropout(self, node: cst.Call, roles: List[str]) -> None:
+        """A seeded tf.layers.dropout: shims.dropout keeps TF1's random stream (a Keras
+        Dropout advances its seed per trace), and it has no weights to create once."""
+        finding = self.report(node, "tf.layers.dropout is gone in TF2; shims.dropout keeps its "
+                                    "seeded random stream and tensor `training`")
+        finding.add_import("import shims")
+
+        def replace(updated: cst.Call) -> cst.Call:
+            args = [arg(a.value) if role == "inputs" else arg(a.value, role)
+                    for role, a in zip(roles, updated.args)]
+            return call(cst.parse_expression("shims.dropout"), args)
+
+        finding.replace(node, replace)
 
     def _place(self, node, function, keras_class, build, name_node, literal_name, reuse_true, notes):
         ctx = self.ctx

@@ -207,12 +207,16 @@ print(program.run("loss", x=data))
         return any(self._tfname(call.func) for call in _collect(stmt).calls)
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
-    def _block(self, stmts, owner, methods, self_name=None) -> None:
+    def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
         session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
         if session_at is None:
             return
         try:
             plan = self._plan(stmts, session_at, methods, self_name)
+            if outside is not None:
+                used = self._used_from_outside(outside, plan)
+                if used:
+                    raise _Blocked(f"the object's {used!r} is used from outside the class")
         except _NotAProgram:
             return
         except _Blocked as why:
@@ -230,7 +234,22 @@ print(program.run("loss", x=data))
         others = [m for m in methods if m is not init]
         if any(m.params.params[0].name.value != self_name for m in others):
             others = [m for m in others if m.params.params[0].name.value == self_name]
-        self._block(list(init.body.body), init, others, self_name)
+        self._block(list(init.body.body), init, others, self_name, outside=cls)
+
+    def _used_from_outside(self, cls, plan) -> Optional[str]:
+        """An attribute the conversion removes (the session, a graph value) read through
+        another name anywhere in the module (``agent.sess.run``): not provable, blocked."""
+        attrs = {_plain(k) for k in (plan["graph_keys"] | {plan["session"]}) if k.startswith("self.")}
+        inside = _ids(cls)
+        found = []
+
+        class Find(cst.CSTVisitor):
+            def visit_Attribute(self, node):
+                if node.attr.value in attrs and id(node) not in inside:
+                    found.append(node.attr.value)
+
+        self.ctx.module.visit(Find())
+        return found[0] if found else None
 
     def _plan(self, stmts, session_at, methods, self_name) -> dict:
         session = self._session_stmt(stmts[session_at], self_name)

@@ -300,7 +300,7 @@ class Estimator:
             if self._warm_start_from is not None:
                 self._warm_start(program)
             return None
-        wanted = {v.name[:-2] if v.name.endswith(":0") else v.name for v in program.global_variables()}
+        wanted = {program.name_of(v) for v in program.global_variables()}
         present = {name for name, _ in tf.train.list_variables(latest)}
         missing = sorted(wanted - present)
         if missing:
@@ -319,7 +319,7 @@ class Estimator:
             source = tf.train.latest_checkpoint(source)
         present = dict(tf.train.list_variables(source))
         for variable in program.trainable_variables:
-            name = variable.name[:-2]
+            name = program.name_of(variable)
             if name in present:
                 variable.assign(tf.train.load_variable(source, name))
 

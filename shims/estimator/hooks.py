@@ -142,11 +142,13 @@ class StopAtStepHook(SessionRunHook):
         self._first = True
 
     def before_run(self, run_context):
-        return SessionRunArgs("global_step:0")
+        # the step the train op reached (ordered after it; "global_step:0" read in the same
+        # run may give the value before or after the increment, in TF 1.x too)
+        return SessionRunArgs("global_step_after")
 
     def after_run(self, run_context, run_values) -> None:
         step = int(run_values.results)
-        if self._last_step is None:  # global_step after the first step - 1 is where we began
+        if self._last_step is None:
             self._last_step = step - 1 + self._num_steps
         if step >= self._last_step:
             run_context.request_stop()

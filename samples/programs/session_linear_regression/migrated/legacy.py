@@ -1,0 +1,31 @@
+"""The first TF1 tutorial: linear regression on noisy points, placeholders fed from numpy,
+a module-level `with tf.Session() as sess:` loop, and the fitted weights fetched at the end."""
+import shims
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(1)
+train_X = rng.uniform(-1, 1, size=(64, 1)).astype("float32")
+train_Y = (3.0 * train_X - 0.5 + 0.1 * rng.randn(64, 1)).astype("float32")
+
+
+def build_graph(X, Y):
+    W = tf.Variable(tf.zeros([1, 1]), name="weight")
+    b = tf.Variable(tf.zeros([1]), name="bias")
+    pred = tf.add(tf.matmul(X, W), b)
+    cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
+    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(cost)
+    return {"optimizer": optimizer, "cost": cost, "W": W, "b": b}
+
+
+program = shims.GraphProgram(build_graph, X=tf.TensorSpec([None, 1], tf.float32), Y=tf.TensorSpec([None, 1], tf.float32))
+costs = []
+for epoch in range(25):
+    start = (epoch * 16) % 64
+    _, c = program.run(["optimizer", "cost"], X=train_X[start:start + 16], Y=train_Y[start:start + 16])
+    costs.append(c)
+training_cost = program.run("cost", X=train_X, Y=train_Y)
+print("COSTS", " ".join("%.6f" % c for c in costs))
+print("FINAL", "%.6f" % training_cost, "%.6f" % program.run("W")[0, 0], "%.6f" % program.run("b")[0])
