@@ -527,8 +527,8 @@ def verify(
     legacy: str = typer.Argument(..., help="The TF1 code: path.py:function or module:function."),
     migrated: str = typer.Argument(..., help="The migrated code: a function (run through "
                                    "shims.legacy_layer) or a zero-argument Keras factory."),
-    inputs: List[str] = typer.Option(..., "--input", help="NAME:SHAPE:DTYPE, e.g. ids:2x7:int32 "
-                                     "(ints may add :LOW:HIGH); once per input, in order."),
+    inputs: Optional[List[str]] = typer.Option(None, "--input", help="NAME:SHAPE:DTYPE, e.g. ids:2x7:int32 "
+                                               "(ints may add :LOW:HIGH); once per input, in order."),
     grads: bool = typer.Option(False, "--grads", help="Also compare gradients of sum(outputs)."),
     rtol: float = typer.Option(1e-5, "--rtol"),
     atol: float = typer.Option(1e-5, "--atol"),
@@ -538,14 +538,39 @@ def verify(
     keep: Optional[str] = typer.Option(None, "--workdir", help="Keep checkpoints and arrays here."),
     prelude: Optional[str] = typer.Option(None, "--prelude", help="Python file run before LEGACY in "
                                           "the TF1 run only (stand-ins for tf.contrib)."),
+    program: bool = typer.Option(False, "--program", help="LEGACY and MIGRATED are whole programs "
+                                 "(file.py): compare their training trajectories."),
+    program_args: Optional[List[str]] = typer.Option(None, "--program-arg", help="An argument passed "
+                                                     "to both programs after their model dir."),
 ) -> None:
-    """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint."""
+    """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint.
+
+    With --program: run two whole programs (python FILE MODEL_DIR ARGS...) from the same
+    initial values and compare every `KEY number ...` line they print (losses per step,
+    metrics) and their final variables."""
     import ast
 
     from migrate.verify import VerifyError, parse_input
     from migrate.verify import verify as run_verify
 
     _needs_tf()
+    if program:
+        from migrate.verify_program import verify_program
+
+        if inputs or grads or kwarg:
+            fail("--program compares whole programs: --input, --grads and --arg do not apply")
+        try:
+            report = verify_program(legacy, migrated, list(program_args or ()), rtol, atol,
+                                    prelude, keep)
+        except VerifyError as exc:
+            fail(str(exc))
+        if fmt == "json":
+            typer.echo(json.dumps(report, indent=2))
+        else:
+            _print_program_report(report)
+        raise typer.Exit(0 if report["ok"] else 1)
+    if not inputs:
+        fail("verify needs --input for each input of the function (or --program for whole programs)")
     try:
         specs = [parse_input(text) for text in inputs]
         kwargs = {}
@@ -563,6 +588,27 @@ def verify(
     else:
         _print_verify(report)
     raise typer.Exit(0 if report["ok"] else 1)
+
+
+def _print_program_report(report: dict) -> None:
+    for line in report["lines"]:
+        if line["missing"]:
+            detail = "not printed by the migrated run"
+        elif line["max_abs"] is None:
+            detail = f"{line['length']} values, expected {line['values']}"
+        else:
+            detail = f"{line['values']} values, max abs diff {line['max_abs']:.3g}"
+        typer.echo(f"{'ok  ' if line['ok'] else 'DIFF'} {line['key']}: {detail}")
+    bad = [v for v in report["variables"] if not v["ok"]]
+    typer.echo(f"{'ok  ' if not bad else 'DIFF'} final variables: {len(report['variables'])} compared"
+               + (f", {len(bad)} differ: " + ", ".join(v["name"] for v in bad[:8]) if bad else ""))
+    if not report["shared_init"]:
+        typer.echo("note: the TF1 program ran no variable initializer (an Estimator?), so the runs "
+                   "started from their own initial values")
+    if not report["lines"]:
+        typer.echo("DIFF the TF1 program printed no `KEY number ...` lines to compare")
+    typer.echo(f"{'verified' if report['ok'] else 'NOT verified'} (rtol {report['rtol']:g}, "
+               f"atol {report['atol']:g})")
 
 
 def _print_verify(report: dict) -> None:

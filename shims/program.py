@@ -91,6 +91,16 @@ class _Building(threading.local):
 _BUILDING = _Building()
 
 
+_BUILD_HOOKS: List[Callable[["GraphProgram"], None]] = []
+
+
+def add_build_hook(hook: Callable[["GraphProgram"], None]) -> None:
+    """Call ``hook(program)`` whenever a GraphProgram has just created its variables
+    (``tf-migrate verify --program`` starts every program from the TF1 run's initial
+    values this way)."""
+    _BUILD_HOOKS.append(hook)
+
+
 def _creator(next_creator, **kwargs):
     """The variable creator every program step runs under (see GraphProgram)."""
     program = _BUILDING.program
@@ -323,6 +333,8 @@ class GraphProgram(tf.Module):
         if not self._state.built:
             step.get_concrete_function()  # creates the variables
             self._state.built = True
+            for hook in _BUILD_HOOKS:
+                hook(self)
         return step
 
     def run(self, fetches, /, **feeds):

@@ -2,6 +2,7 @@
 migrated program on TF 2.21 with the default Keras; every `KEY numbers...` line the
 original prints must come out equal, and the migrated source must be eager TF2."""
 import io
+import json
 import os
 import re
 import subprocess
@@ -147,3 +148,80 @@ shims.estimator.Estimator(model_fn, sys.argv[1]).train(input_fn, steps=2)
     assert second.returncode != 0
     assert "not of this model" in second.stderr and "second/kernel" in second.stderr
     assert {p: (model_dir / p).read_bytes() for p in os.listdir(model_dir)} == before
+
+
+BLOCKED = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+hidden = tf.layers.dense(x, 4, activation=tf.nn.relu, name="hidden",
+                         kernel_initializer=tf.constant_initializer(0.3))
+loss = tf.reduce_mean(tf.square(hidden - 1.0))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+data = np.arange(12, dtype="float32").reshape(4, 3) / 10.0
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+feeds = {x: data}  # a feed_dict built elsewhere: not provable, so not converted
+values = [sess.run([train, loss], feed_dict=feeds)[1] for _ in range(5)]
+print("LOSSES", " ".join("%.6f" % v for v in values))
+'''
+
+
+def test_a_program_that_cannot_be_converted_still_runs_in_graph_mode(tmp_path):
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text(BLOCKED)
+    out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert "TFM501" in out.stdout and "Session program kept in TF1 graph mode" in out.stdout
+    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    assert "tf.compat.v1.disable_eager_execution()" in migrated
+    want = run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")
+    got = run(MIGRATED, tmp_path / "out" / "legacy.py", tmp_path / "tf2")
+    assert want["LOSSES"] == got["LOSSES"]
+
+
+UNSEEDED = '''
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data = rng.randn(64, 5).astype("float32")
+target = (data.sum(axis=1, keepdims=True) > 0).astype("float32")
+x = tf.placeholder(tf.float32, [None, 5])
+y = tf.placeholder(tf.float32, [None, 1])
+hidden = tf.layers.dense(x, 8, activation=tf.nn.relu)  # glorot, unseeded: random per run
+logits = tf.layers.dense(hidden, 1)
+loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
+train = tf.train.AdamOptimizer(LEARNING_RATE).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    losses = []
+    for i in range(20):
+        start = (i * 16) % 64
+        losses.append(sess.run([train, loss], {x: data[start:start + 16], y: target[start:start + 16]})[1])
+    print("LOSSES", " ".join("%.6f" % v for v in losses))
+'''
+
+
+def test_verify_program_compares_trajectories_from_the_same_initial_values(tmp_path):
+    """Unseeded random initial values: verify --program starts the migrated program from
+    the TF1 run's initial values, then losses per step and final variables must match;
+    a migration that trains differently is caught."""
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text(UNSEEDED.replace("LEARNING_RATE", "0.05"))
+    out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    migrated = tmp_path / "out" / "legacy.py"
+    good = cli("verify", legacy, migrated, "--program", "--format", "json")
+    assert good.returncode == 0, good.stdout + good.stderr
+    report = json.loads(good.stdout)
+    assert report["ok"] and report["shared_init"] and report["lines"][0]["values"] == 20
+    assert {v["name"] for v in report["variables"]} >= {"dense/kernel", "dense_1/bias", "dense/kernel/Adam"}
+    drifted = tmp_path / "drifted.py"
+    drifted.write_text(migrated.read_text().replace("0.05", "0.06"))
+    bad = cli("verify", legacy, drifted, "--program")
+    assert bad.returncode == 1 and "DIFF LOSSES" in bad.stdout and "NOT verified" in bad.stdout
+    broken = tmp_path / "broken.py"
+    broken.write_text("raise SystemExit('no such thing')\n")
+    failed = cli("verify", legacy, broken, "--program")
+    assert failed.returncode == 2 and "the migrated (TF2) run failed" in failed.stderr

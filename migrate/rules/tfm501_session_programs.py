@@ -354,6 +354,8 @@ print(program.run("loss", x=data))
                     raise _Blocked(f"the session {session!r} is used other than by run()/close()")
                 if key in graph_keys | inits | savers:
                     raise _Blocked(f"graph value {key!r} is used outside sess.run()")
+        if not runs:
+            raise _NotAProgram()  # only initializer runs: nothing is computed, nothing to convert
         return {"session": session, "placeholders": placeholders, "graph": graph,
                 "graph_keys": graph_keys, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
