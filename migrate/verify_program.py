@@ -72,8 +72,9 @@ def patched_close(self):
 
 session_lib.BaseSession.run, session_lib.BaseSession.close = patched_run, patched_close
 atexit.register(lambda: state["final"] is not None and save(state["final"], cfg["final"]))
-if cfg.get("prelude"):
-    exec(compile(open(cfg["prelude"]).read(), cfg["prelude"], "exec"))
+if cfg.get("prelude"):  # sees v1 (tensorflow.compat.v1) and its own __file__
+    exec(compile(open(cfg["prelude"]).read(), cfg["prelude"], "exec"),
+         {"v1": v1, "__file__": cfg["prelude"], "__name__": "__prelude__"})
 sys.path.insert(0, os.path.dirname(os.path.abspath(cfg["source"])))
 sys.argv = [cfg["source"], cfg["model_dir"], *cfg["args"]]
 runpy.run_path(cfg["source"], run_name="__main__")

@@ -38,12 +38,30 @@ def model_fn(features, labels, mode, params):
     return shims.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
+class StepLosses(shims.estimator.SessionRunHook):
+    """Collects the loss of every training step (the model's loss tensor, by name)."""
+
+    def __init__(self):
+        self.losses = []
+
+    def begin(self):
+        self._loss = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.LOSSES)[0]
+
+    def before_run(self, run_context):
+        return shims.estimator.SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values):
+        self.losses.append(run_values.results)
+
+
 def main(model_dir):
     config = shims.estimator.RunConfig(save_checkpoints_steps=5, keep_checkpoint_max=2)
     estimator = shims.estimator.Estimator(model_fn, model_dir=model_dir, config=config,
                                        params={"learning_rate": 0.05})
-    estimator.train(train_input_fn, steps=6)
-    estimator.train(train_input_fn, max_steps=15)
+    history = StepLosses()
+    estimator.train(train_input_fn, steps=6, hooks=[history])
+    estimator.train(train_input_fn, max_steps=21, hooks=[history])
+    print("LOSSES", " ".join("%.6f" % v for v in history.losses))
     metrics = estimator.evaluate(eval_input_fn)
     print("EVAL %.6f %.6f %.6f %d" % (metrics["loss"], metrics["accuracy"], metrics["mean_logit"],
                                       metrics["global_step"]))
