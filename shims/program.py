@@ -348,8 +348,15 @@ class GraphProgram(tf.Module):
             concrete = self.function(fetches, names).get_concrete_function()
             self._state.concrete[key] = concrete
         specs = self._state.specs
-        args = [tf.nest.map_structure(lambda value, spec: tf.convert_to_tensor(value, spec.dtype),
-                                      feeds[n], specs[n]) for n in names]
+        args = []
+        for n in names:
+            value, spec = feeds[n], specs[n]
+            if isinstance(spec, tf.TensorSpec):  # the common case, without tf.nest's cost
+                args.append(value if isinstance(value, tf.Tensor) and value.dtype == spec.dtype
+                            else tf.convert_to_tensor(value, spec.dtype))
+            else:
+                args.append(tf.nest.map_structure(
+                    lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype), value, spec))
         out = concrete(*args)
         return _unpack(out, fetches, self._state.ops)
 
