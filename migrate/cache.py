@@ -41,9 +41,10 @@ def salt() -> str:
 def write_json(path: str, data) -> None:
     """Best effort: a cache that cannot be written is only a slower run."""
     try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # sources stay private
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.replace(tmp, path)
     except OSError:
@@ -70,11 +71,15 @@ class Cache:
         try:
             with open(self._file(key), "r", encoding="utf-8") as handle:
                 data = json.load(handle)
-        except (OSError, ValueError):
+            if not isinstance(data, dict):
+                return None
+            if data.get("new") is not None:
+                if not isinstance(data["new"], str):
+                    return None
+                data["new"] = base64.b64decode(data["new"], validate=True)
+        except (OSError, ValueError, TypeError):  # unreadable or corrupt: a miss
             return None
-        if data.get("new") is not None:
-            data["new"] = base64.b64decode(data["new"])
-        return data
+        return data  # the runner validates it like a fresh result before using it
 
     def put(self, key: str, result: dict) -> None:
         if not self.enabled:

@@ -77,16 +77,42 @@ def _load_config(paths: List[str]) -> dict:
         folder = parent
 
 
-def _codes(select, ignore, config, lint_only) -> List[str]:
+def _codes(select, ignore, config, lint_only, use_cache: bool = True) -> List[str]:
     from migrate.rule import rule_index, select_codes
 
-    select = _split(select) or _split(config.get("select"))
-    ignore = _split(ignore) + _split(config.get("ignore"))
-    known = rule_index()
+    select = _split(select) or _split(_config_list(config, "select"))
+    ignore = _split(ignore) + _split(_config_list(config, "ignore"))
+    known = rule_index(use_cache)
     for prefix in select + ignore:
         if not any(code.startswith(prefix) for code in known):
             fail(f"no rule code starts with {prefix!r} (see `tf-migrate rules`)")
-    return select_codes(select, ignore, lint_only=lint_only)
+    return select_codes(select, ignore, lint_only=lint_only, use_cache=use_cache)
+
+
+def _config_list(config: dict, key: str) -> List[str]:
+    """A ``[tool.tf-migrate]`` list of strings; anything else is a usage error."""
+    value = config.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        example = '["build/*", "*_pb2.py"]' if key == "exclude" else '["TFM1"]'
+        fail(f"[tool.tf-migrate] {key} must be a list of strings, like {key} = {example}; "
+             f"got {value!r}")
+    return value
+
+
+def _check_run_options(jobs: int, timeout: float, report: Optional[str]) -> None:
+    """Usage errors are refused before any work."""
+    if jobs < 0 or jobs > 256:
+        fail(f"--jobs must be between 0 (all cores) and 256, not {jobs}")
+    if not timeout > 0:
+        fail(f"--timeout must be a positive number of seconds, not {timeout}")
+    if report is not None:
+        folder = os.path.dirname(os.path.abspath(report))
+        if os.path.isdir(report):
+            fail(f"--report {report} is a folder; give a file path")
+        if not os.path.isdir(folder):
+            fail(f"--report {report}: the folder {folder} does not exist")
 
 
 def _check_format(fmt: str) -> None:
@@ -121,13 +147,14 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
     typer.echo(", ".join(parts), err=True)
 
 
-def _run(paths, codes, fix, jobs, no_cache, exclude):
+def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
     from migrate.files import discover
     from migrate.runner import run
 
-    files, missing = discover(paths, exclude)
+    files, missing = discover(paths, _config_list(config, "exclude"))
     progress = sys.stderr.isatty()
-    reports = run(files, codes, fix=fix, jobs=jobs, use_cache=not no_cache, progress=progress)
+    reports = run(files, codes, fix=fix, jobs=jobs, use_cache=not no_cache, progress=progress,
+                  timeout=timeout)
     return files, missing, reports
 
 
@@ -147,19 +174,31 @@ def upgrade(
     no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even if findings are left "
                                    "(errors still exit 2)."),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds one file may take; past that "
+                                  "it gets an error and is left untouched."),
 ) -> None:
     """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR."""
     _check_format(fmt)
+    _check_run_options(jobs, timeout, report)
+    if check and (write or outtree):
+        fail("--check only reports; it cannot be combined with --write or --outtree")
     config = _load_config(paths)
-    codes = _codes(select, ignore, config, lint_only=False)
+    codes = _codes(select, ignore, config, lint_only=False, use_cache=not no_cache)
     if outtree:
         write = True
+        if os.path.lexists(outtree) and not os.path.isdir(outtree):
+            fail(f"--outtree {outtree} exists and is not a folder")
+        if os.path.islink(outtree):
+            fail(f"--outtree {outtree} is a symbolic link; give a real folder")
         out_real = os.path.realpath(outtree)
         for p in paths:
             real = os.path.realpath(p)
             if os.path.isdir(p) and (out_real == real or out_real.startswith(real + os.sep)):
                 fail(f"--outtree {outtree} is inside the input tree {p}; choose a folder outside it")
-    files, missing, reports = _run(paths, codes, True, jobs, no_cache, config.get("exclude", ()))
+            if os.path.isfile(p) and os.path.realpath(os.path.dirname(real)) == out_real:
+                fail(f"--outtree {outtree} is the folder of the input {p}: that would replace the "
+                     "input; choose another folder")
+    files, missing, reports = _run(paths, codes, True, jobs, no_cache, config, timeout)
     if not files and missing and len(missing) == len(paths):
         for path, message in missing:
             typer.echo(f"tf-migrate: error: {path}: {message}", err=True)
@@ -204,17 +243,39 @@ def _print_diffs(changed) -> None:
 
 
 def _write_outputs(paths, reports, outtree) -> list:
-    """Write changed files (in place or into outtree) and the name maps; returns errors."""
+    """Write changed files (in place or into outtree) and the name maps; returns errors.
+
+    Nothing is written outside the target: in place, a file is replaced only if it still
+    holds what was read (no lost updates) and never through a symbolic link; into
+    ``outtree``, no path may go through a link, land on an input, or be claimed by two
+    inputs. Special files and the tool's own temp files are never copied."""
     from migrate.files import atomic_write
 
     errors = []
     made = set()
+    out_real = os.path.realpath(outtree) if outtree else None
+    inputs_real = {os.path.realpath(r.path) for r in reports}
 
     def folder_for(path: str) -> None:
         folder = os.path.dirname(os.path.abspath(path))
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
+
+    def confined(dst: str) -> Optional[str]:
+        """Why ``dst`` (inside outtree) may not be written, or None."""
+        rel = os.path.relpath(os.path.abspath(dst), os.path.abspath(outtree))
+        current = os.path.abspath(outtree)
+        for part in rel.split(os.sep):
+            current = os.path.join(current, part)
+            if os.path.islink(current):
+                return f"{current} is a symbolic link in the output tree; not followed"
+        if os.path.realpath(dst) in inputs_real:
+            return f"{dst} is an input file; not overwritten"
+        real = os.path.realpath(dst)
+        if not (real == out_real or real.startswith(out_real + os.sep)):
+            return f"{dst} is outside the output tree"
+        return None
 
     by_path = {r.path: r for r in reports}
     names_by_dir = {}
@@ -225,45 +286,97 @@ def _write_outputs(paths, reports, outtree) -> list:
         rel = os.path.relpath(path, root) if root else os.path.basename(path)
         return os.path.join(outtree, rel)
 
+    plan = []  # (report, destination)
     for root in paths:
         if not os.path.exists(root):
             continue
         base = root if os.path.isdir(root) else None
-        if outtree and base:  # mirror the tree: non-Python files too
-            for folder, dirs, names in os.walk(base):
-                dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
-                for name in names:
-                    src = os.path.join(folder, name)
-                    if src in by_path or os.path.islink(src):
-                        continue
-                    dst = target_of(src, base)
-                    folder_for(dst)
-                    shutil.copy2(src, dst)
         for r in reports:
             if base is None and r.path != root:
                 continue
             if base is not None and not _under(r.path, base):
                 continue
-            dst = target_of(r.path, base)
-            try:
-                if r.new is not None:
-                    if outtree is None and _read_only(r.path):
+            plan.append((r, target_of(r.path, base), base))
+    claimed = {}
+    for r, dst, _ in plan:
+        claimed.setdefault(os.path.abspath(dst), []).append(r.path)
+    clashes = {dst for dst, owners in claimed.items() if len(set(owners)) > 1}
+    for dst in sorted(clashes):
+        for owner in sorted(set(claimed[dst])):
+            errors.append((owner, f"{dst} is the output of {len(set(claimed[dst]))} inputs; "
+                                  "none written (migrate them into separate folders)"))
+
+    if outtree:  # mirror the input trees: non-Python files too
+        for root in paths:
+            if not os.path.isdir(root):
+                continue
+            for folder, dirs, names in os.walk(root):
+                dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")
+                           and not os.path.islink(os.path.join(folder, d))]
+                for name in names:
+                    src = os.path.join(folder, name)
+                    if src in by_path or os.path.islink(src) or (
+                            name.startswith(".tf-migrate-") and name.endswith(".tmp")):
+                        continue
+                    dst = target_of(src, root)
+                    if not os.path.isfile(src):
+                        errors.append((src, "not a regular file; not copied"))
+                        continue
+                    problem = confined(dst)
+                    if problem:
+                        errors.append((src, problem))
+                        continue
+                    try:
+                        folder_for(dst)
+                        shutil.copy2(src, dst)
+                    except OSError as exc:
+                        errors.append((src, f"cannot copy to {dst}: {exc.strerror or exc}"))
+
+    for r, dst, _ in plan:
+        if os.path.abspath(dst) in clashes:
+            continue
+        try:
+            if outtree is not None:
+                problem = confined(dst)
+                if problem:
+                    errors.append((r.path, problem))
+                    continue
+            if r.new is not None:
+                if outtree is None:
+                    if os.path.islink(r.path):
+                        errors.append((r.path, "is a symbolic link; not rewritten (migrate the "
+                                               "file it points to)"))
+                        continue
+                    if _read_only(r.path):
                         errors.append((r.path, "file is read-only; not changed"))
                         continue
-                    mode = os.stat(r.path).st_mode & 0o7777
-                    atomic_write(dst, r.new, mode)
-                elif outtree is not None:
-                    folder_for(dst)
-                    shutil.copy2(r.path, dst)
-            except OSError as exc:
-                errors.append((r.path, f"cannot write {dst}: {exc.strerror or exc}"))
-                continue
-            if r.names and r.new is not None:
-                names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
-                    os.path.basename(dst)] = r.names
+                    if r.raw is not None and _current(r.path) != r.raw:
+                        errors.append((r.path, "changed since it was read; not written "
+                                               "(run tf-migrate again)"))
+                        continue
+                mode = os.stat(r.path).st_mode & 0o7777
+                folder_for(dst)
+                atomic_write(dst, r.new, mode)
+            elif outtree is not None:
+                folder_for(dst)
+                shutil.copy2(r.path, dst)
+        except OSError as exc:
+            errors.append((r.path, f"cannot write {dst}: {exc.strerror or exc}"))
+            continue
+        if r.names and r.new is not None:
+            names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
+                os.path.basename(dst)] = r.names
     for folder, files in names_by_dir.items():
         _write_names(folder, files)
     return errors
+
+
+def _current(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
 
 
 def _read_only(path: str) -> bool:
@@ -273,7 +386,7 @@ def _read_only(path: str) -> bool:
 
 def _under(path: str, root: str) -> bool:
     rel = os.path.relpath(path, root)
-    return not rel.startswith("..")
+    return rel != os.pardir and not rel.startswith(os.pardir + os.sep)
 
 
 def _write_names(folder: str, files: dict) -> None:
@@ -287,9 +400,14 @@ def _write_names(folder: str, files: dict) -> None:
         try:
             with open(path, encoding="utf-8") as handle:
                 existing = json.load(handle)
-        except ValueError:
+        except (OSError, ValueError):
             existing = None
-    data = merge(existing, files)
+    try:
+        data = merge(existing, files)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        typer.echo(f"tf-migrate: error: {path}: not a name map written by tf-migrate; "
+                   "left as it is (move it away to get a new one)", err=True)
+        return
     atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
 
 
@@ -304,12 +422,14 @@ def lint(
     jobs: int = typer.Option(0, "--jobs", "-j"),
     no_cache: bool = typer.Option(False, "--no-cache"),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    timeout: float = typer.Option(120.0, "--timeout", help="Seconds one file may take."),
 ) -> None:
     """Report tf.function and eager-mode pitfalls; never writes."""
     _check_format(fmt)
+    _check_run_options(jobs, timeout, report)
     config = _load_config(paths)
-    codes = _codes(select, ignore, config, lint_only=not select)
-    files, missing, reports = _run(paths, codes, False, jobs, no_cache, config.get("exclude", ()))
+    codes = _codes(select, ignore, config, lint_only=not select, use_cache=not no_cache)
+    files, missing, reports = _run(paths, codes, False, jobs, no_cache, config, timeout)
     findings = sum(len(r.findings) for r in reports)
     summary = {"files": len(files), "findings": findings,
                "fixable": sum(f["fixable"] for r in reports for f in r.findings),

@@ -148,7 +148,11 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
             errors.append((path, "no such file or directory"))
         elif os.path.isdir(path):
             root_real = os.path.realpath(path)
-            for folder, dirs, names in os.walk(path):
+
+            def unreadable(exc: OSError) -> None:
+                errors.append((exc.filename or path, f"cannot read folder: {exc.strerror or exc}"))
+
+            for folder, dirs, names in os.walk(path, onerror=unreadable):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(".")
                                  and not excluded(os.path.join(folder, d))
                                  and _inside(os.path.join(folder, d), root_real))
@@ -157,9 +161,16 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
                     if name.endswith((".py", ".ipynb")) and not excluded(full):
                         if os.path.islink(full) and not _inside(full, root_real):
                             continue  # never follow a link out of the tree
+                        if not os.path.isfile(full):  # a FIFO, socket or device named *.py
+                            errors.append((full, "not a regular file (a FIFO, socket or device); "
+                                                 "skipped"))
+                            continue
                         files.append(full)
         elif os.path.isfile(path):
-            files.append(path)
+            if not path.endswith((".py", ".ipynb")):
+                errors.append((path, "not a Python file or notebook (.py, .ipynb); skipped"))
+            else:
+                files.append(path)
         else:
             errors.append((path, "not a regular file"))
     return files, errors

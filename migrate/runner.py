@@ -26,6 +26,7 @@ class FileReport:
     findings: List[dict] = field(default_factory=list)
     names: Dict[str, str] = field(default_factory=dict)
     error: Optional[str] = None
+    raw: Optional[bytes] = None  # what was read: a file is replaced only if it still holds this
 
 
 def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
@@ -66,52 +67,205 @@ def _work(item: Tuple[str, bytes, Tuple[str, ...], bool]) -> Tuple[str, dict]:
     return path, process(path, raw, codes, fix)
 
 
+# -- validation: nothing is written that was not checked, fresh or cached ----------
+def validate(path: str, raw: bytes, result) -> Optional[str]:
+    """Why ``result`` (a worker's answer or a cache entry for ``raw``) cannot be trusted,
+    or None. The new content must decode and parse (CPython's parser), and a notebook
+    must keep its cells; findings and names must have their shapes."""
+    import ast
+    import json
+
+    from migrate.files import decode
+
+    if not isinstance(result, dict) or not {"new", "findings", "names", "error"} <= set(result):
+        return "malformed result"
+    new, findings, names, error = result["new"], result["findings"], result["names"], result["error"]
+    if error is not None and not isinstance(error, str):
+        return "malformed error"
+    if not isinstance(findings, list) or not all(
+            isinstance(f, dict) and isinstance(f.get("line"), int) and isinstance(f.get("code"), str)
+            and isinstance(f.get("message"), str) for f in findings):
+        return "malformed findings"
+    if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str)
+                                             for k, v in names.items()):
+        return "malformed name map"
+    if new is None:
+        return None
+    if not isinstance(new, bytes) or (raw.strip() and not new.strip()):
+        return "empty or non-bytes content"
+    try:
+        if path.endswith(".ipynb"):
+            old_cells = json.loads(raw.decode("utf-8"))["cells"]
+            new_cells = json.loads(new.decode("utf-8"))["cells"]
+            if not isinstance(new_cells, list) or len(new_cells) != len(old_cells):
+                return "the notebook lost or gained cells"
+        else:
+            text = decode(new).text
+            ast.parse(text, filename=path)
+    except Exception as exc:  # SyntaxError, ValueError, EngineError, RecursionError, ...
+        return f"the new content does not parse ({type(exc).__name__})"
+    return None
+
+
+def read_source(path: str) -> bytes:
+    """A regular file's bytes; a FIFO, socket or device is refused without blocking."""
+    import stat as stat_module
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"not a regular file (a FIFO, socket or device); skipped")
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
+# -- isolated workers: a crash, a hang or a time limit costs one file, not the run --
+def _serve(connection) -> None:  # pragma: no cover - runs in the worker process
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    while True:
+        try:
+            item = connection.recv()
+        except EOFError:
+            return
+        if item is None:
+            return
+        connection.send(_work(item))
+
+
+class _Worker:
+    def __init__(self, context) -> None:
+        parent, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.connection = parent
+        self.item = None
+        self.deadline = 0.0
+
+    def stop(self, kill: bool = False) -> None:
+        try:
+            if kill:
+                self.process.kill()
+            else:
+                self.connection.send(None)
+        except (OSError, ValueError):
+            pass
+        self.process.join(5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.connection.close()
+
+
+def _isolated(todo, jobs: int, timeout: float, on_result) -> None:
+    """Run every item in a worker process, at most ``jobs`` at a time. A worker that dies
+    (a native crash) or passes ``timeout`` seconds on one file is replaced, and that file
+    gets an error; the others go on."""
+    from multiprocessing.connection import wait
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    pending = list(reversed(todo))
+    workers: List[_Worker] = []
+    try:
+        while pending or any(w.item is not None for w in workers):
+            while pending and sum(w.item is None for w in workers) == 0 and len(workers) < jobs:
+                workers.append(_Worker(context))
+            for worker in workers:
+                if worker.item is None and pending:
+                    worker.item = pending.pop()
+                    worker.deadline = time.monotonic() + timeout
+                    worker.connection.send(worker.item)
+            busy = [w for w in workers if w.item is not None]
+            left = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+            ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy],
+                         timeout=left)
+            for worker in busy:
+                path = worker.item[0]
+                if worker.connection in ready:
+                    try:
+                        _, result = worker.connection.recv()
+                    except (EOFError, OSError):
+                        result = None
+                    if result is not None:
+                        worker.item = None
+                        on_result(path, result)
+                        continue
+                if worker.process.sentinel in ready or worker.connection in ready or \
+                        time.monotonic() >= worker.deadline:
+                    crashed = not worker.process.is_alive()
+                    code = worker.process.exitcode
+                    worker.stop(kill=True)
+                    workers.remove(worker)
+                    if crashed:
+                        why = (f"the parser crashed (signal {-code})" if code and code < 0
+                               else f"the worker died (exit {code})")
+                    else:
+                        why = f"took longer than {timeout:g} s (--timeout)"
+                    on_result(path, {"new": None, "findings": [], "names": {},
+                                     "error": f"{why}; file left untouched"})
+    finally:
+        for worker in workers:
+            worker.stop(kill=worker.item is not None)
+
+
 # -- driver --------------------------------------------------------------------
 def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
-        use_cache: bool = True, progress: bool = False) -> List[FileReport]:
+        use_cache: bool = True, progress: bool = False, timeout: float = 120.0) -> List[FileReport]:
     """Process ``files``; reports come back in the order of ``files``."""
     cache = Cache(use_cache)
     codes = tuple(codes)
     reports: Dict[str, FileReport] = {}
     todo: List[Tuple[str, bytes, Tuple[str, ...], bool]] = []
     keys: Dict[str, str] = {}
+    sources: Dict[str, bytes] = {}
     for path in files:
         try:
-            with open(path, "rb") as handle:
-                raw = handle.read()
+            raw = read_source(path)
         except OSError as exc:
             reports[path] = FileReport(path, error=f"cannot read: {exc.strerror or exc}")
             continue
+        sources[path] = raw
         key = cache.key(raw, path, codes, fix)
         hit = cache.get(key)
-        if hit is not None:
+        if hit is not None and validate(path, raw, hit) is None:
             reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
-                                       hit.get("error"))
+                                       hit.get("error"), raw)
             continue
         keys[path] = key
+        if not any(word in raw for word in PREFILTER):  # never parsed: no worker needed
+            _collect(reports, cache, keys, path, raw, process(path, raw, codes, fix), None)
+            continue
         todo.append((path, raw, codes, fix))
 
-    jobs = jobs or os.cpu_count() or 1
     bar = _Progress(len(todo)) if progress else None
-    if jobs > 1 and len(todo) >= 8:
-        context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-        with context.Pool(min(jobs, len(todo))) as pool:
-            results: Iterable = pool.imap_unordered(_work, todo, chunksize=4)
-            for path, result in results:
-                _collect(reports, cache, keys, path, result, bar)
-    else:
-        for item in todo:
-            path, result = _work(item)
-            _collect(reports, cache, keys, path, result, bar)
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
+    if todo:
+        _isolated(todo, workers, timeout,
+                  lambda path, result: _collect(reports, cache, keys, path, sources[path], result, bar))
     if bar:
         bar.close()
     return [reports[p] for p in files]
 
 
-def _collect(reports, cache, keys, path, result, bar) -> None:
+def _collect(reports, cache, keys, path, raw, result, bar) -> None:
+    problem = validate(path, raw, result)
+    if problem is not None:
+        result = {"new": None, "findings": [], "names": {},
+                  "error": f"internal error: {problem}; file left untouched"}
     reports[path] = FileReport(path, result["new"], result["findings"], result["names"],
-                               result["error"])
-    cache.put(keys[path], result)
+                               result["error"], raw)
+    if problem is None and not (result["error"] or "").startswith(("took longer", "the parser crashed",
+                                                                    "the worker died")):
+        cache.put(keys[path], result)
     if bar:
         bar.advance()
 
