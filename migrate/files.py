@@ -65,30 +65,35 @@ def migrate_python(raw: bytes, convert: Callable[[str], Tuple[Optional[str], obj
 
 
 # -- notebooks -----------------------------------------------------------------
-def _mask(source: str) -> Tuple[Optional[str], List[str]]:
-    """Hide IPython magics behind comments; None for a whole-cell magic (%%)."""
+def _mask(source: str) -> Tuple[Optional[str], List[str], str]:
+    """Hide IPython magics behind comments; None for a whole-cell magic (%%). The comment
+    token is one the cell does not contain, so a user's own comment is never taken for it."""
     if source.lstrip().startswith("%%"):
-        return None, []
+        return None, [], MASK
+    token, n = MASK, 0
+    while token in source:
+        n += 1
+        token = f"{MASK[:-1]}-{n}:"
     saved: List[str] = []
     out = []
     for line in source.split("\n"):
         match = MAGIC.match(line)
         if match:
             saved.append(line)
-            out.append(f"{match.group(1)}{MASK}{len(saved) - 1}")
+            out.append(f"{match.group(1)}{token}{len(saved) - 1}")
         else:
             out.append(line)
-    return "\n".join(out), saved
+    return "\n".join(out), saved, token
 
 
-def _unmask(source: str, saved: List[str]) -> str:
+def _unmask(source: str, saved: List[str], token: str = MASK) -> str:
     if not saved:
         return source
-    pattern = re.compile(r"^\s*" + re.escape(MASK) + r"(\d+)$")
+    pattern = re.compile(r"^\s*" + re.escape(token) + r"(\d+)$")
     out = []
     for line in source.split("\n"):
         match = pattern.match(line)
-        out.append(saved[int(match.group(1))] if match else line)
+        out.append(saved[int(match.group(1))] if match and int(match.group(1)) < len(saved) else line)
     return "\n".join(out)
 
 
@@ -109,7 +114,7 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         source = cell.get("source", "")
         as_list = isinstance(source, list)
         text = "".join(source) if as_list else source
-        masked, saved = _mask(text)
+        masked, saved, token = _mask(text)
         if masked is None:
             continue
         try:
@@ -119,7 +124,7 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         reports.append((index, report))
         if new is None:
             continue
-        new = _unmask(new, saved)
+        new = _unmask(new, saved, token)
         if new != text:
             changed = True
             cell["source"] = new.splitlines(keepends=True) if as_list else new

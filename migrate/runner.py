@@ -31,6 +31,10 @@ class FileReport:
 
 def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
     """Migrate one file's bytes. Pure: no I/O, returns plain data."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32: no Python source encoding
+        return {"new": None, "findings": [], "names": {},
+                "error": "UTF-16/UTF-32 text: Python sources are UTF-8 or a PEP 263 8-bit "
+                         "encoding; convert the file to migrate it"}
     if not any(word in raw for word in PREFILTER):
         return {"new": None, "findings": [], "names": {}, "error": None}
     from migrate.engine import transform  # libcst: only when a file must be parsed

@@ -281,3 +281,24 @@ def test_damaged_cache_entries_are_never_used(tmp_path, how):
     report = _run_one(path, use_cache=True, cache_dir=cache_dir)
     assert report.error is None
     assert report.new is not None and b"tf.compat.v1.placeholder" in report.new
+
+
+def test_utf16_sources_are_reported_not_skipped(tmp_path, cache):
+    """#23: a UTF-16 file used to pass the prefilter silently."""
+    f = tmp_path / "m.py"
+    f.write_bytes("\ufeff".encode("utf-16-le") + SOURCE.encode("utf-16-le"))
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode == 2 and "UTF-16" in out.stdout + out.stderr
+
+
+def test_a_user_comment_like_the_magic_mask_survives(tmp_path, cache):
+    """#23: `# tf-migrate-magic:0` in a cell is the user's, not a masked magic."""
+    cell = ["%matplotlib inline\n", "import tensorflow as tf\n", "# tf-migrate-magic:0\n",
+            "x = tf.placeholder(tf.float32)\n"]
+    notebook = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                           "source": cell}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    f = write(tmp_path / "n.ipynb", json.dumps(notebook))
+    assert cli("upgrade", f, "--write", cache=cache).returncode in (0, 1)
+    source = json.loads(f.read_text())["cells"][0]["source"]
+    assert source[0] == "%matplotlib inline\n" and "# tf-migrate-magic:0\n" in source
+    assert any("tf.compat.v1.placeholder" in line for line in source)

@@ -104,6 +104,11 @@ estimator = shims.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
             finding.replace(node, cst.parse_expression(f"shims.{new}"))
             finding.add_import("import shims")
             return
+        if name.startswith("tf.keras.estimator"):
+            self.report(node, f"error: {name} is gone in TF 2.16+ (no Estimator to convert to); "
+                              "train the Keras model itself with compile()/fit() and "
+                              "tf.keras.callbacks.ModelCheckpoint")
+            return
         if name == "tf.estimator" or name.startswith("tf.estimator."):
             hint = next(KERAS_INSTEAD[p] for p in sorted(KERAS_INSTEAD, key=len, reverse=True)
                         if name.startswith(p))
