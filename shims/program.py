@@ -357,7 +357,11 @@ class GraphProgram(tf.Module):
             else:
                 args.append(tf.nest.map_structure(
                     lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype), value, spec))
-        out = concrete(*args)
+        call_flat = getattr(concrete, "_call_flat", None)
+        if call_flat is not None and all(isinstance(a, tf.Tensor) for a in args):
+            out = call_flat(args, concrete.captured_inputs)  # no argument binding per step
+        else:
+            out = concrete(*args)
         return _unpack(out, fetches, self._state.ops)
 
     # -- checkpoints --------------------------------------------------------------
