@@ -63,6 +63,17 @@ def build() -> dict:
             return sorted(keywords)  # unknown: treat as ambiguous
         return sorted(k for k in keywords if k in params)
 
+    def module_renames():
+        import types
+
+        found = {}
+        for name in dir(tf.compat.v1):
+            if name.startswith("_") or hasattr(tf, name) or name in ("keras", "estimator", "contrib"):
+                continue
+            if isinstance(getattr(tf.compat.v1, name, None), types.ModuleType):
+                found[f"tf.{name}"] = f"tf.compat.v1.{name}"
+        return dict(sorted(found.items()))
+
     def text(value):
         return value[1] if isinstance(value, tuple) else str(value)
 
@@ -73,6 +84,9 @@ def build() -> dict:
         "generated_from": f"tensorflow {tf.__version__} tools/compatibility",
         "owned_by_rules": list(OWNED_BY_RULES),
         "symbol_renames": dict(sorted(spec.symbol_renames.items())),
+        # TF1 modules gone from TF2's top level but still in tf.compat.v1 (tf.flags,
+        # tf.logging, tf.app, tf.gfile, ...): read from TensorFlow itself, never typed
+        "module_renames": module_renames(),
         "keyword_renames": {k: dict(sorted(v.items())) for k, v in sorted(spec.function_keyword_renames.items())},
         "reorders": dict(sorted((k, list(v)) for k, v in spec.function_reorders.items())),
         "function_warnings": {k: text(v) for k, v in sorted(spec.function_warnings.items())

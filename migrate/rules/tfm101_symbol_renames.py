@@ -41,7 +41,7 @@ with tf.compat.v1.variable_scope("encoder"):
         if not old or owned_by_rules(old):
             return
         tables = upgrade_tables()
-        renames = tables["symbol_renames"]
+        renames = {**tables.get("module_renames", {}), **tables["symbol_renames"]}
         new = renames.get(old)
         if not new:  # an attribute of a renamed class or module: tf.GraphKeys.UPDATE_OPS
             parts, target = old.split("."), node

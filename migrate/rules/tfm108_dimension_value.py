@@ -1,0 +1,112 @@
+"""TFM108: TF1 shape semantics: `.value` on a dimension."""
+from typing import Optional, Set
+
+import libcst as cst
+
+from migrate import needles
+from migrate.cstutil import call, code
+from migrate.rule import Rule
+
+VALUE = needles.Needle((".value",), r"\]\s*\.value\b|\bDimension\(")
+
+
+def _shape_like(node: Optional[cst.BaseExpression], shape_names: Set[str]) -> bool:
+    """``x.shape``, ``x.get_shape()``, ``tf.TensorShape(...)``, their ``.dims``, or a name
+    bound only to one of those."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "dims":
+        return _shape_like(node.value, shape_names)
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape":
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+            and node.func.attr.value in ("get_shape", "TensorShape"):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "TensorShape":
+        return True
+    return isinstance(node, cst.Name) and node.value in shape_names
+
+
+class DimensionValue(Rule):
+    code = "TFM108"
+    needle = VALUE
+    summary = "`.value` on a shape dimension: TF2 dimensions are plain ints"
+    fixable = True
+    explanation = """
+In TF1 `x.shape[i]` and `x.get_shape()[i]` are `tf.Dimension` objects and code reads
+`.value`; in TF2 they are ints (or None), so `.value` raises `'int' object has no
+attribute 'value'`. `tf.compat.dimension_value(...)` gives the int (or None) in both, so the
+rewrite is safe whether or not the code runs as TF1. Covered: subscripts of `.shape`,
+`.get_shape()`, `.dims`, `tf.TensorShape(...)`, of a name bound only to one of those, and
+loop or comprehension variables iterating over one. A `.value` on another subscript that
+might be a dimension is reported, not changed.
+"""
+    before = """
+units = inputs.shape[-1].value
+sizes = [d.value for d in inputs.get_shape()]
+"""
+    after = """
+units = tf.compat.dimension_value(inputs.shape[-1])
+sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
+"""
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self.shape_names = self._shape_names(node)
+
+    @staticmethod
+    def _shape_names(module: cst.Module) -> Set[str]:
+        """Names every assignment of which is a shape (``shape = x.get_shape()``)."""
+        shapes: Set[str] = set()
+        others: Set[str] = set()
+
+        class Assigns(cst.CSTVisitor):
+            def visit_Assign(self, node: cst.Assign) -> None:
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        (shapes if _shape_like(node.value, set()) else others).add(target.target.value)
+
+        module.visit(Assigns())
+        return shapes - others
+
+    def _loop_dimension(self, name: str) -> bool:
+        """Is ``name`` a loop/comprehension variable iterating over a shape?"""
+        for ancestor in self.ctx.ancestors(cst.For, cst.ListComp, cst.SetComp, cst.GeneratorExp,
+                                           cst.DictComp):
+            loops = []
+            if isinstance(ancestor, cst.For):
+                loops.append(ancestor)
+            else:
+                comp = ancestor.for_in
+                while comp is not None:
+                    loops.append(comp)
+                    comp = comp.inner_for_in
+            for loop in loops:
+                if isinstance(loop.target, cst.Name) and loop.target.value == name:
+                    return _shape_like(loop.iter, self.shape_names)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value != "value":
+            return
+        receiver = node.value
+        dimension = False
+        if isinstance(receiver, cst.Subscript):
+            dimension = _shape_like(receiver.value, self.shape_names)
+            if not dimension:
+                self.report(node, f"`{code(node)}`: if this is a TF1 Dimension, TF2 gives an int "
+                                  "here: use tf.compat.dimension_value(...) (the receiver's type "
+                                  "cannot be told from the code)")
+                return
+        elif isinstance(receiver, cst.Name):
+            dimension = self._loop_dimension(receiver.value)
+        elif isinstance(receiver, cst.Call) and self.ctx.v1(receiver.func) == "tf.Dimension" \
+                and len(receiver.args) == 1:
+            finding = self.report(node, "tf.Dimension(...).value: TF2 has no Dimension objects; "
+                                        "tf.compat.dimension_value gives the same int")
+            finding.replace(node, lambda updated: call(self.ctx.tf(finding, "compat.dimension_value"),
+                                                       [updated.value.args[0]]))
+            return
+        if not dimension:
+            return
+        finding = self.report(node, f"`{code(node)}`: TF2 dimensions are ints; "
+                                    "tf.compat.dimension_value works in TF1 and TF2")
+        function = self.ctx.tf(finding, "compat.dimension_value")
+        finding.replace(node, lambda updated: call(function, [cst.Arg(updated.value)]))

@@ -1,0 +1,58 @@
+"""TFM109: TF1 Dataset methods removed in TF2 (iterators, output_types/shapes)."""
+import libcst as cst
+
+from migrate import needles
+from migrate.cstutil import call
+from migrate.rule import Rule
+
+METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
+           "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}
+PROPERTIES = {"output_types": "compat.v1.data.get_output_types",
+              "output_shapes": "compat.v1.data.get_output_shapes",
+              "output_classes": "compat.v1.data.get_output_classes"}
+DATASET = needles.Needle(("make_one_shot_iterator", "make_initializable_iterator", "output_types",
+                          "output_shapes", "output_classes"))
+
+
+class DatasetIterators(Rule):
+    code = "TFM109"
+    needle = (DATASET, needles.Needle(("tensorflow",)))
+    summary = "TF1 Dataset methods are gone in TF2: the tf.compat.v1.data functions do the same"
+    fixable = True
+    explanation = """
+`dataset.make_one_shot_iterator()`, `dataset.make_initializable_iterator()` and the
+`output_types` / `output_shapes` / `output_classes` properties are gone from TF2 datasets
+(`AttributeError: 'BatchDataset' object has no attribute 'make_one_shot_iterator'`). The
+`tf.compat.v1.data` functions take the dataset and do the same, in graph mode and, for the
+one-shot iterator and the output structure, eagerly too. The receiver's type cannot be
+checked statically: the rule fires on these exact method and property names, which no other
+common library uses, in files that import TensorFlow.
+"""
+    before = """
+features, labels = dataset.make_one_shot_iterator().get_next()
+"""
+    after = """
+features, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+"""
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in METHODS or node.args:
+            return
+        finding = self.report(node, f"Dataset.{func.attr.value}() is gone in TF2; "
+                                    f"tf.{METHODS[func.attr.value]}(dataset) does the same")
+        function = self.ctx.tf(finding, METHODS[func.attr.value])
+        finding.replace(node, lambda updated: call(function, [cst.Arg(updated.func.value)]))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if node.attr.value not in PROPERTIES:
+            return
+        parent = self.ctx.parent()
+        if isinstance(parent, cst.AssignTarget) or (isinstance(parent, cst.Call) and parent.func is node):
+            return  # assigned to, or a method of the same name: not the TF1 property
+        if self.ctx.v1(node) is not None:
+            return  # a TensorFlow module attribute, not a dataset property
+        finding = self.report(node, f"Dataset.{node.attr.value} is gone in TF2; "
+                                    f"tf.{PROPERTIES[node.attr.value]}(dataset) gives it")
+        function = self.ctx.tf(finding, PROPERTIES[node.attr.value])
+        finding.replace(node, lambda updated: call(function, [cst.Arg(updated.value)]))
