@@ -216,12 +216,17 @@ def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
                           timeout=cfg.get("timeout", 1800))
     if proc.returncode:
-        if os.environ.get("TF_MIGRATE_DEBUG"):
-            sys.stderr.write(proc.stderr)
-        lines = [l for l in proc.stderr.strip().splitlines() if l.strip()
-                 and not re.search(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow", l)]
-        raise VerifyError(f"the {what} run failed: {lines[-1] if lines else 'exit ' + str(proc.returncode)}"
-                          " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
+        raise_failure(proc, what)
+
+
+def raise_failure(proc, what: str) -> None:
+    """One error line naming a failed subprocess's real exception (its last line)."""
+    if os.environ.get("TF_MIGRATE_DEBUG"):
+        sys.stderr.write(proc.stderr)
+    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()
+             and not re.search(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow", l)]
+    raise VerifyError(f"the {what} run failed: {lines[-1] if lines else 'exit ' + str(proc.returncode)}"
+                      " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
 
 
 def _diff(a, b) -> Dict[str, float]:

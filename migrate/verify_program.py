@@ -27,7 +27,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional
 
-from migrate.verify import VerifyError
+from migrate.verify import VerifyError, raise_failure
 
 LEGACY = r'''
 import atexit, json, os, runpy, sys
@@ -143,12 +143,7 @@ def _run(script: str, cfg: dict, legacy: bool, what: str) -> str:
     except subprocess.TimeoutExpired:
         raise VerifyError(f"the {what} run took longer than {cfg['timeout']} s") from None
     if proc.returncode:
-        if os.environ.get("TF_MIGRATE_DEBUG"):
-            sys.stderr.write(proc.stderr)
-        lines = [l for l in proc.stderr.strip().splitlines() if l.strip()
-                 and not re.search(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow", l)]
-        raise VerifyError(f"the {what} run failed: {lines[-1] if lines else 'exit ' + str(proc.returncode)}"
-                          " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
+        raise_failure(proc, what)
     return proc.stdout
 
 
