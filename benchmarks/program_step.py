@@ -110,26 +110,21 @@ def estimator_vs_tf2(args):
     model = tf.keras.Sequential([tf.keras.Input((args.width,))] + [
         tf.keras.layers.Dense(args.width, activation="relu") for _ in range(args.depth)] +
         [tf.keras.layers.Dense(10)])
-    optimizer = tf.keras.optimizers.Adam(1e-3)
     loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
 
-    @tf.function
-    def step(x, y):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x))
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
+    def make_step(optimizer):
+        """A hand-written TF2 training step; Keras and TF1 optimizers share apply_gradients."""
+        @tf.function
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x))
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+        return step
 
-    v1_optimizer = tf.compat.v1.train.AdamOptimizer(1e-3)
-
-    @tf.function
-    def step_v1_adam(x, y):
-        with tf.GradientTape() as tape:
-            loss = loss_fn(y, model(x))
-        grads = tape.gradient(loss, model.trainable_variables)
-        v1_optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
+    step = make_step(tf.keras.optimizers.Adam(1e-3))
+    step_v1_adam = make_step(tf.compat.v1.train.AdamOptimizer(1e-3))
 
     def tf2_time(steps, step=step):
         start = time.perf_counter()

@@ -296,9 +296,9 @@ def _write_outputs(paths, reports, outtree) -> list:
                 continue
             if base is not None and not _under(r.path, base):
                 continue
-            plan.append((r, target_of(r.path, base), base))
+            plan.append((r, target_of(r.path, base)))
     claimed = {}
-    for r, dst, _ in plan:
+    for r, dst in plan:
         claimed.setdefault(os.path.abspath(dst), []).append(r.path)
     clashes = {dst for dst, owners in claimed.items() if len(set(owners)) > 1}
     for dst in sorted(clashes):
@@ -332,7 +332,7 @@ def _write_outputs(paths, reports, outtree) -> list:
                     except OSError as exc:
                         errors.append((src, f"cannot copy to {dst}: {exc.strerror or exc}"))
 
-    for r, dst, _ in plan:
+    for r, dst in plan:
         if os.path.abspath(dst) in clashes:
             continue
         try:
@@ -674,39 +674,35 @@ def verify(
     from migrate.verify import verify as run_verify
 
     _needs_tf()
-    if program:
-        from migrate.verify_program import verify_program
+    try:
+        if program:
+            from migrate.verify_program import verify_program
 
-        if inputs or grads or kwarg:
-            fail("--program compares whole programs: --input, --grads and --arg do not apply")
-        try:
+            if inputs or grads or kwarg:
+                fail("--program compares whole programs: --input, --grads and --arg do not apply")
             report = verify_program(legacy, migrated, list(program_args or ()), rtol, atol,
                                     prelude, keep)
-        except VerifyError as exc:
-            fail(str(exc))
-        if fmt == "json":
-            typer.echo(json.dumps(report, indent=2))
+            show = _print_program_report
         else:
-            _print_program_report(report)
-        raise typer.Exit(0 if report["ok"] else 1)
-    if not inputs:
-        fail("verify needs --input for each input of the function (or --program for whole programs)")
-    try:
-        specs = [parse_input(text) for text in inputs]
-        kwargs = {}
-        for item in kwarg or ():
-            name, _, value = item.partition("=")
-            try:
-                kwargs[name] = ast.literal_eval(value)
-            except (ValueError, SyntaxError):
-                raise VerifyError(f"--arg {item!r}: the value must be a Python literal") from None
-        report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude)
+            if not inputs:
+                fail("verify needs --input for each input of the function "
+                     "(or --program for whole programs)")
+            specs = [parse_input(text) for text in inputs]
+            kwargs = {}
+            for item in kwarg or ():
+                name, _, value = item.partition("=")
+                try:
+                    kwargs[name] = ast.literal_eval(value)
+                except (ValueError, SyntaxError):
+                    raise VerifyError(f"--arg {item!r}: the value must be a Python literal") from None
+            report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude)
+            show = _print_verify
     except VerifyError as exc:
         fail(str(exc))
     if fmt == "json":
         typer.echo(json.dumps(report, indent=2))
     else:
-        _print_verify(report)
+        show(report)
     raise typer.Exit(0 if report["ok"] else 1)
 
 

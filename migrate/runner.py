@@ -215,7 +215,7 @@ def _isolated(todo, jobs: int, timeout: float, on_result) -> None:
                     else:
                         why = f"took longer than {timeout:g} s (--timeout)"
                     on_result(path, {"new": None, "findings": [], "names": {},
-                                     "error": f"{why}; file left untouched"})
+                                     "error": f"{why}; file left untouched", "transient": True})
     finally:
         for worker in workers:
             worker.stop(kill=worker.item is not None)
@@ -267,8 +267,7 @@ def _collect(reports, cache, keys, path, raw, result, bar) -> None:
                   "error": f"internal error: {problem}; file left untouched"}
     reports[path] = FileReport(path, result["new"], result["findings"], result["names"],
                                result["error"], raw)
-    if problem is None and not (result["error"] or "").startswith(("took longer", "the parser crashed",
-                                                                    "the worker died")):
+    if problem is None and not result.get("transient"):  # a crash or time-out is not cached
         cache.put(keys[path], result)
     if bar:
         bar.advance()

@@ -7,7 +7,7 @@ from migrate import needles
 from migrate.cstutil import call, code
 from migrate.rule import Rule
 
-VALUE = needles.Needle((".value",), r"\]\s*\.value\b|\bDimension\(")
+VALUE = needles.Needle((".value",), r"\.value\b")
 
 
 def _shape_like(node: Optional[cst.BaseExpression], shape_names: Set[str]) -> bool:

@@ -62,10 +62,6 @@ def target(name: str) -> Optional[str]:
     return None
 
 
-def owns(name: str) -> bool:
-    return target(name) is not None or name == "tf.estimator" or name.startswith("tf.estimator.")
-
-
 class EstimatorRule(SymbolRule):
     code = "TFM110"
     needle = ESTIMATOR

@@ -448,11 +448,12 @@ print(program.run("loss", x=data))
         params = [_plain(k) for k in plan["placeholders"]]
         specs = [f"{_plain(k)}={self._spec(call, tf_expr)}" for k, call in plan["placeholders"].items()]
         # a placeholder kept on the object is set from the parameter, for the graph code
+        used = set()
+        for i in moved:
+            found = _collect(stmts[i], self_name=self_name)
+            used |= found.binds | {key for _, key in found.reads}
         keep = [f"{k} = {_plain(k)}\n" for k in plan["placeholders"]
-                if k.startswith("self.") and any(k in _collect(stmts[i], self_name=self_name).binds
-                                                 or any(r == k for _, r in _collect(
-                                                     stmts[i], self_name=self_name).reads)
-                                                 for i in moved)]
+                if k.startswith("self.") and k in used]
         returned = ", ".join(f'"{_plain(k)}": {k}' for k in fetched)
         rewritten = ctx.shared.setdefault("rewritten", {})
         header = f"def {build}({', '.join(params)}):\n    pass\n"
@@ -595,4 +596,4 @@ print(program.run("loss", x=data))
             switch = cst.parse_statement(
                 f"{code(self.ctx.tf(finding, 'compat.v1.disable_eager_execution'))}()\n")
             finding.insert_after(module.body[index - 1], [switch])
-            finding.add_import("import shims")
+            finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode

@@ -140,12 +140,18 @@ class RunConfig:
         return new
 
 
+def _arg_names(fn) -> set:
+    """The named parameters of ``fn`` (TF 1.15's fn_args: **kwargs does not count)."""
+    try:
+        return {name for name, p in inspect.signature(fn).parameters.items()
+                if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    except (TypeError, ValueError):
+        return set()
+
+
 def _call_model_fn(model_fn, features, labels, mode, params, config):
     """TF 1.15's argument inspection: features, labels, mode, params, config."""
-    try:
-        names = inspect.signature(model_fn).parameters
-    except (TypeError, ValueError):
-        names = {}
+    names = _arg_names(model_fn)
     kwargs: Dict[str, Any] = {}
     if "labels" in names:
         kwargs["labels"] = labels
@@ -177,10 +183,7 @@ def _empty_scaffold(scaffold) -> bool:
 
 def _dataset(input_fn, params, config, mode) -> tf.data.Dataset:
     kwargs = {}
-    try:
-        names = inspect.signature(input_fn).parameters
-    except (TypeError, ValueError):
-        names = {}
+    names = _arg_names(input_fn)
     if "params" in names:
         kwargs["params"] = params
     if "config" in names:
