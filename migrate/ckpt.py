@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
+from migrate.bundle import STREAM
 from migrate.names import NameMap, is_bookkeeping, is_slot, is_tf1_slot, match_names
 
 
@@ -49,6 +50,7 @@ class Side:
     variables: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # key -> (shape, dtype)
     read: Callable[[str], object] = None
     skipped: List[str] = field(default_factory=list)
+    everything: List[str] = field(default_factory=list)  # every stored key, skipped ones too
     bundle: object = None  # a migrate.bundle.Bundle when read without TensorFlow
 
     @property
@@ -85,6 +87,7 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     bundle = None
     try:
         bundle = Bundle(prefix)
+        bundle.check_files()
         entries, reader = bundle.entries, bundle.read
     except BundleError as exc:
         raise CkptError(f"{path}: cannot read checkpoint ({exc})") from None
@@ -93,6 +96,7 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
         entries, reader = _tf_reader(path, prefix)
     kind = "tf2" if "_CHECKPOINTABLE_OBJECT_GRAPH" in entries else "tf1"
     side = Side(path, kind)
+    side.everything = sorted(entries)
     for key in sorted(entries):
         if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
             side.skipped.append(key)
@@ -114,6 +118,24 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     side.read = read
     side.bundle = bundle
     return side
+
+
+def verify_side(side: Side, done=()) -> None:
+    """Check every stored tensor not in ``done`` (CRC32C with the bundle reader, a full
+    read with TensorFlow's): a comparison is only OK for checkpoints that load whole."""
+    done = set(done)
+    for key in side.everything:
+        if key in done:
+            continue
+        if side.bundle is not None:
+            from migrate.bundle import BundleError
+
+            try:
+                side.bundle.verify(key)
+            except BundleError as exc:
+                raise CkptError(f"{side.path}: {exc}") from None
+        else:
+            side.read(key)
 
 
 def _tf_reader(path: str, prefix: str):
@@ -161,6 +183,8 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
 
     pairs, missing, unexpected = match_names(old.variables, new.variables, new.object_based, name_map)
     matched, mismatched = [], []
+    read_old, read_new = set(), set()
+    buffers: List[bytearray] = []  # three streaming buffers, made once (page faults cost)
     for index, (okey, nkey, how) in enumerate(pairs):
         oshape, odtype = old.variables[okey]
         nshape, ndtype = new.variables[nkey]
@@ -169,16 +193,23 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
             entry.update(reason="shape/dtype", new_shape=list(nshape), new_dtype=ndtype)
             mismatched.append(entry)
             continue
-        if old.bundle is not None and new.bundle is not None:
-            same, max_abs, max_rel = _streamed(old, okey, new, nkey, rtol, atol)
+        if old.bundle is not None and new.bundle is not None and odtype != "string" \
+                and old.bundle.nbytes(okey) > STREAM:
+            if not buffers:
+                buffers.extend(bytearray(STREAM) for _ in range(3))
+            same, max_abs, max_rel = _streamed(old, okey, new, nkey, rtol, atol, buffers)
         else:
             a, b = np.asarray(old.read(okey)), np.asarray(new.read(nkey))
             same, max_abs, max_rel = _difference(a, b, rtol, atol)
             del a, b
+        read_old.add(okey)
+        read_new.add(nkey)
         entry.update(max_abs=max_abs, max_rel=max_rel)
         (matched if same else mismatched).append(entry if same else dict(entry, reason="values"))
         if progress:
             progress(index + 1, len(pairs))
+    verify_side(old, read_old)
+    verify_side(new, read_new)
     ok = not (mismatched or missing or unexpected)
     return {"ok": ok, "old": old.path, "new": new.path, "matched": matched,
             "mismatched": mismatched, "missing": missing, "unexpected": unexpected}
@@ -193,6 +224,8 @@ def _difference(a, b, rtol: float, atol: float):
 
     if a.shape != b.shape:
         return False, float("inf"), float("inf")
+    if a.dtype.hasobject or b.dtype.hasobject:  # strings: equal or not
+        return bool(np.array_equal(a, b)), 0.0, 0.0
     if a.dtype == b.dtype and _same_bytes(a, b):
         return True, 0.0, 0.0  # the common case, at memory speed
     fa, fb = a.reshape(-1), b.reshape(-1)
@@ -217,14 +250,15 @@ def _difference(a, b, rtol: float, atol: float):
     return same, max_abs, max_rel
 
 
-STREAM = 8 << 20  # bytes per streamed chunk (a multiple of every itemsize)
 
 
-def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: float):
+def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: float,
+              buffers: List[bytearray]):
     """Compare two bundle tensors chunk by chunk. A reader thread fills NEW's chunks into
     two buffers in turn (file reads release the GIL) while this thread reads OLD's and
     compares; a buffer goes back to the reader only once compared. Equal chunks cost one
-    memcmp, and memory stays at three chunk buffers whatever the tensor's size."""
+    memcmp, and memory stays at three chunk buffers whatever the tensor's size. Both
+    sides' CRC32Cs are checked once the last chunk is in."""
     import queue
     import threading
 
@@ -233,40 +267,26 @@ def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: flo
     from migrate.bundle import BundleError
 
     dtype = old.bundle.numpy_dtype(okey)
-    path, offset, total = new.bundle.locate(nkey)
     free: "queue.Queue" = queue.Queue()
     full: "queue.Queue" = queue.Queue()
-    for _ in range(2):
-        free.put(bytearray(STREAM))
+    for buffer in buffers[1:]:
+        free.put(buffer)
     failure: list = []
 
     def reader() -> None:
         try:
-            with open(path, "rb", buffering=0) as handle:
-                handle.seek(offset)
-                left = total
-                while left:
-                    buffer = free.get()
-                    if buffer is None:
-                        return  # the comparison stopped early
-                    n = min(STREAM, left)
-                    view, got = memoryview(buffer)[:n], 0
-                    while got < n:
-                        read = handle.readinto(view[got:])
-                        if not read:
-                            raise BundleError(f"{nkey}: the data file is truncated")
-                        got += read
-                    full.put((buffer, n))
-                    left -= n
-        except (OSError, BundleError) as exc:
+            for chunk in new.bundle.chunks(nkey, free.get):  # the two buffers in turn
+                full.put((chunk, len(chunk)))
+        except BaseException as exc:  # any failure must reach the main thread
             failure.append(exc)
-        full.put(None)
+        finally:
+            full.put(None)
 
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
     same, max_abs, max_rel = True, 0.0, 0.0
     try:
-        for ca in old.bundle.chunks(okey, bytearray(STREAM)):
+        for ca in old.bundle.chunks(okey, buffers[0]):
             item = full.get()
             if item is None:
                 break
@@ -276,13 +296,20 @@ def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: flo
                 s, a, r = _difference(np.frombuffer(ca, dtype), np.frombuffer(cb, dtype), rtol, atol)
                 same, max_abs, max_rel = same and s, max(max_abs, a), max(max_rel, r)
             free.put(buffer)
+        else:
+            if full.get() is not None:
+                same = False  # NEW is longer (shapes matched, so this is corruption)
     except BundleError as exc:
-        raise CkptError(f"cannot read {okey}: {exc}") from None
+        raise CkptError(f"{old.path}: {exc}") from None
     finally:
+        free.put(None)
         free.put(None)
         thread.join()
     if failure:
-        raise CkptError(f"cannot read {nkey}: {failure[0]}")
+        exc = failure[0]
+        if isinstance(exc, BundleError):
+            raise CkptError(f"{new.path}: {exc}")
+        raise CkptError(f"{new.path}: cannot read {nkey} ({type(exc).__name__}: {exc})")
     return same, max_abs, max_rel
 
 
@@ -374,7 +401,7 @@ def load_factory(spec: str) -> Callable[[], object]:
         module = importlib.util.module_from_spec(module_spec)
         module_spec.loader.exec_module(module)
     else:
-        sys.path.insert(0, os.getcwd())
+        sys.path.append(os.getcwd())  # after the standard library, never shadowing it
         module = importlib.import_module(target)
     factory = getattr(module, attr, None)
     if not callable(factory):

@@ -249,7 +249,7 @@ def _write_outputs(paths, reports, outtree) -> list:
     holds what was read (no lost updates) and never through a symbolic link; into
     ``outtree``, no path may go through a link, land on an input, or be claimed by two
     inputs. Special files and the tool's own temp files are never copied."""
-    from migrate.files import atomic_write
+    from migrate.files import Changed, atomic_write, replace_file
 
     errors = []
     made = set()
@@ -354,9 +354,16 @@ def _write_outputs(paths, reports, outtree) -> list:
                         errors.append((r.path, "changed since it was read; not written "
                                                "(run tf-migrate again)"))
                         continue
-                mode = os.stat(r.path).st_mode & 0o7777
-                folder_for(dst)
-                atomic_write(dst, r.new, mode)
+                if outtree is None:
+                    try:
+                        replace_file(r.path, r.new, r.raw)
+                    except Changed:
+                        errors.append((r.path, "changed since it was read; not written "
+                                               "(run tf-migrate again)"))
+                        continue
+                else:
+                    folder_for(dst)
+                    atomic_write(dst, r.new, os.stat(r.path).st_mode & 0o7777)
             elif outtree is not None:
                 folder_for(dst)
                 shutil.copy2(r.path, dst)
@@ -508,20 +515,26 @@ def _name_map(path: Optional[str]):
 @ckpt_app.command("ls")
 def ckpt_ls(path: str = typer.Argument(..., help="Checkpoint prefix, directory or .weights.h5."),
             fmt: str = typer.Option("text", "--format", help="text or json."),
-            everything: bool = typer.Option(False, "--all", help="Include bookkeeping and slots.")) -> None:
+            everything: bool = typer.Option(False, "--all", help="Include bookkeeping and slots."),
+            check: bool = typer.Option(False, "--verify", help="Also read every tensor and check its "
+                                       "CRC32C (without it: the data files' presence and sizes).")) -> None:
     """List variables: names, shapes, dtypes, sizes."""
     _needs_numpy()
-    from migrate.ckpt import open_side
+    from migrate.bundle import ITEMSIZE
+    from migrate.ckpt import open_side, verify_side
 
     side = _ckpt_call(lambda: open_side(path, slots=everything, everything=everything))
-    import numpy as np
-
+    if check:
+        _ckpt_call(lambda: verify_side(side))
     rows = []
     for key, (shape, dtype) in side.variables.items():
-        try:
-            size = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
-        except TypeError:
-            size = 0
+        if side.bundle is not None:
+            size = side.bundle.nbytes(key)  # as stored (strings included)
+        else:
+            count = 1
+            for dim in shape:
+                count *= dim
+            size = count * ITEMSIZE.get(dtype, 0)
         rows.append({"name": key, "shape": list(shape), "dtype": dtype, "bytes": size})
     if fmt == "json":
         typer.echo(json.dumps({"path": path, "kind": side.kind, "variables": rows}, indent=2))

@@ -353,6 +353,8 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if orphaned:
         new_module = new_module.visit(_DropImports(orphaned))
     new_source = new_module.code
+    if source.endswith("\r") and not new_source.endswith("\r"):
+        new_source += "\r"  # libcst drops a CR-only file's final CR
     try:
         cst.parse_module(new_source)
     except cst.ParserSyntaxError as exc:  # never write what we cannot read back

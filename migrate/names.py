@@ -28,6 +28,8 @@ BOOKKEEPING = re.compile(r"(^|/)(save_counter|global_step|_CHECKPOINTABLE_OBJECT
 
 def unescape(component: str) -> str:
     """Object-graph key component: ``.S`` is ``/``, ``..`` is ``.``."""
+    if "." not in component:
+        return component
     out = []
     i = 0
     while i < len(component):
@@ -141,7 +143,13 @@ class NameMap:
         for tf1, tf2 in data.get("names", {}).items():
             prefixes.append((tf1.strip("/"), canonical(tf2, True).strip("/")))
         for rule in data.get("rules", []):
-            rules.append((re.compile(rule["pattern"]), rule["replace"]))
+            try:
+                pattern = re.compile(rule["pattern"])
+            except re.error as exc:
+                raise ValueError(f"rule pattern {rule['pattern']!r}: {exc}") from None
+            if not isinstance(rule["replace"], str):
+                raise ValueError(f"rule {rule['pattern']!r}: replace must be a string")
+            rules.append((pattern, rule["replace"]))
         return cls(prefixes, rules)
 
     def to_old(self, name: str) -> str:

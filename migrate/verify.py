@@ -12,8 +12,9 @@
    migrated file, if any), the same inputs are fed under deterministic random
    ops, eagerly and under tf.function.
 3. Variables (count, names, shapes), outputs, regularization losses and
-   gradients are compared within rtol/atol. Both checkpoints stay in the work
-   directory (``tf1/model``, ``tf2/model``) for ``tf-migrate ckpt compare``.
+   gradients are compared within rtol/atol. With ``--workdir`` both checkpoints
+   stay there (``tf1/model``, ``tf2/model``) for ``tf-migrate ckpt compare``;
+   without it the temp folder is removed.
 
 Random ops: both runs use tf_keras's DeterministicRandomTestTool ("constant"),
 which seeds every random op alike. A seeded stateful op inside the traced legacy
@@ -47,7 +48,7 @@ def load(target, name):
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     else:
-        sys.path.insert(0, os.getcwd())
+        sys.path.append(os.getcwd())  # after the standard library: a json.py here shadows nothing
         module = importlib.import_module(path)
     return getattr(module, attr)
 
@@ -173,10 +174,24 @@ def parse_input(text: str) -> dict:
         shape = [int(d) for d in re.split(r"[x,]", parts[1]) if d] if parts[1] else []
     except ValueError:
         raise VerifyError(f"--input {text!r}: the shape must be integers like 2x7") from None
+    if any(d < 0 for d in shape):
+        raise VerifyError(f"--input {text!r}: dimensions cannot be negative")
+    count = 1
+    for d in shape:
+        count *= d
+    if count > MAX_ELEMENTS:
+        raise VerifyError(f"--input {text!r}: {count:,} elements; verify makes random inputs of at "
+                          f"most {MAX_ELEMENTS:,} (a small batch proves the same)")
     spec = {"name": parts[0], "shape": shape, "dtype": parts[2]}
     if len(parts) == 5:
-        spec["low"], spec["high"] = int(parts[3]), int(parts[4])
+        try:
+            spec["low"], spec["high"] = int(parts[3]), int(parts[4])
+        except ValueError:
+            raise VerifyError(f"--input {text!r}: LOW and HIGH must be integers") from None
     return spec
+
+
+MAX_ELEMENTS = 1 << 26  # 64 Mi elements: 512 MB as float64 while they are drawn
 
 
 def make_inputs(specs: List[dict], seed: int):
@@ -213,10 +228,17 @@ def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
         env["TF_USE_LEGACY_KERAS"] = "1"
     else:
         env.pop("TF_USE_LEGACY_KERAS", None)
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+    proc = subprocess.run(python_c(script), env=env, capture_output=True, text=True,
                           timeout=cfg.get("timeout", 1800))
     if proc.returncode:
         raise_failure(proc, what)
+
+
+def python_c(script: str) -> List[str]:
+    """``python -c SCRIPT`` without the current directory first on sys.path (where a
+    json.py would be imported instead of the standard library's)."""
+    safe = "import sys\nif sys.path and sys.path[0] in ('', '.'):\n    del sys.path[0]\n"
+    return [sys.executable, "-c", safe + script]
 
 
 def raise_failure(proc, what: str) -> None:
@@ -245,11 +267,30 @@ def _diff(a, b) -> Dict[str, float]:
 def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
            rtol: float = 1e-5, atol: float = 1e-5, seed: int = 0, kwargs: Optional[dict] = None,
            workdir: Optional[str] = None, prelude: Optional[str] = None) -> dict:
-    import numpy as np
-
+    """Both runs in a work folder: ``workdir`` (kept, with its checkpoints and arrays),
+    else a temp folder removed afterwards, whatever the outcome."""
     _check_target(legacy, "LEGACY")
     _check_target(migrated, "MIGRATED")
+    if workdir and os.path.exists(workdir) and not os.path.isdir(workdir):
+        raise VerifyError(f"--workdir {workdir!r} exists and is not a directory")
     work = workdir or tempfile.mkdtemp(prefix="tf-migrate-verify-")
+    try:
+        report = _verify_in(work, legacy, migrated, inputs, grads, rtol, atol, seed, kwargs, prelude)
+    finally:
+        if not workdir:
+            import shutil
+
+            shutil.rmtree(work, ignore_errors=True)
+    if not workdir:
+        report["workdir"] = None
+        report.pop("checkpoints")
+    return report
+
+
+def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads: bool, rtol: float,
+               atol: float, seed: int, kwargs: Optional[dict], prelude: Optional[str]) -> dict:
+    import numpy as np
+
     os.makedirs(work, exist_ok=True)
     arrays = make_inputs(inputs, seed)
     np.savez(os.path.join(work, "inputs.npz"), **arrays)

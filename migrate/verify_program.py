@@ -27,7 +27,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional
 
-from migrate.verify import VerifyError, raise_failure
+from migrate.verify import VerifyError, python_c, raise_failure
 
 LEGACY = r'''
 import atexit, json, os, runpy, sys
@@ -138,7 +138,7 @@ def _run(script: str, cfg: dict, legacy: bool, what: str) -> str:
     else:
         env.pop("TF_USE_LEGACY_KERAS", None)
     try:
-        proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+        proc = subprocess.run(python_c(script), env=env, capture_output=True,
                               text=True, timeout=cfg["timeout"], cwd=os.path.dirname(cfg["init"]))
     except subprocess.TimeoutExpired:
         raise VerifyError(f"the {what} run took longer than {cfg['timeout']} s") from None

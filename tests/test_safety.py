@@ -302,3 +302,105 @@ def test_a_user_comment_like_the_magic_mask_survives(tmp_path, cache):
     source = json.loads(f.read_text())["cells"][0]["source"]
     assert source[0] == "%matplotlib inline\n" and "# tf-migrate-magic:0\n" in source
     assert any("tf.compat.v1.placeholder" in line for line in source)
+
+
+def test_a_cr_only_file_keeps_its_final_cr(tmp_path, cache):
+    """#23: libcst drops the last CR of a file whose lines end in CR alone."""
+    f = tmp_path / "m.py"
+    f.write_bytes(SOURCE.replace("\n", "\r").encode())
+    assert cli("upgrade", f, "--write", cache=cache).returncode in (0, 1)
+    data = f.read_bytes()
+    assert b"tf.compat.v1.placeholder" in data and data.endswith(b"\r") and b"\n" not in data
+
+
+@pytest.mark.parametrize("style", [{"indent": 1, "ensure_ascii": False}, {"indent": 2}, {}])
+def test_a_notebook_rewrite_changes_only_the_changed_cell(tmp_path, cache, style):
+    """#23: the notebook's own JSON layout is kept; the diff is the changed lines."""
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Stößel\n"]},
+             {"cell_type": "code", "metadata": {"tags": ["x]"]}, "outputs": [], "execution_count": 1,
+              "source": SOURCE.splitlines(keepends=True)},
+             {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": []}]
+    notebook = {"cells": cells, "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4,
+                "nbformat_minor": 5}
+    before = json.dumps(notebook, **style) + "\n"
+    f = write(tmp_path / "n.ipynb", before)
+    assert cli("upgrade", f, "--write", cache=cache).returncode in (0, 1)
+    after = f.read_text(encoding="utf-8")
+    import difflib
+
+    changed = [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), n=0,
+                                                    lineterm="")
+               if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    assert changed and all("tf." in line or "dense_layer" in line for line in changed), changed
+    if style:  # one item per line: the lines around the cell are untouched
+        assert before.splitlines()[:10] == after.splitlines()[:10]
+        assert before.splitlines()[-12:] == after.splitlines()[-12:]
+    migrated = json.loads(after)
+    assert migrated["cells"][0] == cells[0] and migrated["cells"][2] == cells[2]
+    assert "tf.compat.v1.placeholder" in "".join(migrated["cells"][1]["source"])
+
+
+def test_hard_links_and_owner_are_kept(tmp_path, cache):
+    """#22: --write used to replace the file (new inode: links detached, owner changed
+    when run as root)."""
+    f = write(tmp_path / "m.py", SOURCE)
+    link = tmp_path / "other_name.py"
+    os.link(f, link)
+    assert cli("upgrade", f, "--write", cache=cache).returncode in (0, 1)
+    assert os.stat(f).st_ino == os.stat(link).st_ino and os.stat(f).st_nlink == 2
+    assert b"tf.compat.v1.placeholder" in link.read_bytes()
+    assert not glob.glob(str(tmp_path / ".tf-migrate-*"))
+    if os.geteuid() == 0:  # as root: a file owned by someone else keeps its owner
+        g = write(tmp_path / "owned.py", SOURCE)
+        os.chown(g, 4321, 4321)
+        assert cli("upgrade", g, "--write", cache=cache).returncode in (0, 1)
+        assert (os.stat(g).st_uid, os.stat(g).st_gid) == (4321, 4321)
+        assert b"tf.compat.v1.placeholder" in g.read_bytes()
+
+
+def test_an_unreadable_folder_is_reported(tmp_path, cache):
+    """#13: an unreadable folder used to be skipped silently (exit 0, 0 files). Made
+    unreadable in a way root cannot read either: a path longer than PATH_MAX."""
+    write(tmp_path / "src" / "ok.py", SOURCE)
+    here = os.getcwd()
+    try:
+        os.chdir(tmp_path / "src")
+        for _ in range(20):  # 20 x 250 characters: scandir fails with ENAMETOOLONG
+            os.mkdir("d" * 250)
+            os.chdir("d" * 250)
+        with open("m.py", "w") as handle:
+            handle.write(SOURCE)
+    finally:
+        os.chdir(here)
+    out = cli("lint", tmp_path / "src", cache=cache)
+    assert out.returncode == 2 and "cannot read folder" in out.stdout + out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("content,message", [
+    ("{bad", "not a name map"),
+    ('{"rules": [{"pattern": "(", "replace": "x"}]}', "unterminated subpattern"),
+    ('{"rules": [{"pattern": "a", "replace": 5}]}', "replace must be a string"),
+    ("[]", "must be a JSON object"),
+])
+def test_a_bad_name_map_is_one_error_line(tmp_path, content, message):
+    """#17: a broken tf-migrate-names.json or --map regex used to give a traceback."""
+    pytest.importorskip("numpy")
+    names = write(tmp_path / "tf-migrate-names.json", content)
+    out = cli("ckpt", "compare", tmp_path / "nope", tmp_path / "nope", "--map", names)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_verify_usage_errors_are_one_line(tmp_path):
+    """#17, #22: a huge --input, a --workdir that is a file; and a json.py in the current
+    folder is never imported instead of the standard library's."""
+    f = write(tmp_path / "f.py", "def f(x):\n    return x\n")
+    huge = cli("verify", f"{f}:f", f"{f}:f", "--input", "x:100000x100000:float32")
+    assert huge.returncode == 2 and "elements" in huge.stderr and "Traceback" not in huge.stderr
+    work = write(tmp_path / "wd", "")
+    as_file = cli("verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32", "--workdir", work)
+    assert as_file.returncode == 2 and "not a directory" in as_file.stderr
+    write(tmp_path / "json.py", "raise SystemExit('the json.py of the current folder ran')\n")
+    ran = cli("verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32", cwd=tmp_path)
+    assert "json.py" not in ran.stderr and "No variables" in ran.stderr

@@ -16,11 +16,11 @@ SAMPLES = os.path.join(ROOT, "samples")
 NAMES = sorted(d for d in os.listdir(SAMPLES) if os.path.isfile(os.path.join(SAMPLES, d, "sample.json")))
 
 
-def cli(*args):
+def cli(*args, **env):
     exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
     command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
     return subprocess.run([*command, *map(str, args)], capture_output=True, text=True, timeout=900,
-                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **env))
 
 
 def test_there_are_five_samples():
@@ -73,11 +73,14 @@ def test_verify_catches_a_wrong_migration(tmp_path):
     shutil.copytree(os.path.join(folder, "migrated"), tmp_path / "m")
     path = tmp_path / "m" / "legacy.py"
     path.write_text(path.read_text().replace("activation=tf.tanh", "activation=tf.nn.sigmoid"))
+    temp = tmp_path / "tmp"
+    temp.mkdir()
     result = cli("verify", f"{folder}/legacy.py:build", f"{path}:build", "--input", "state:4x6:float32",
-                 "--input", "action:4x2:float32", "--format", "json")
+                 "--input", "action:4x2:float32", "--format", "json", TMPDIR=str(temp))
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert not report["outputs"][0]["eager"]["ok"] and report["outputs"][1]["eager"]["ok"]
+    assert report["workdir"] is None and not os.listdir(temp)  # #12.23: no temp folder left
 
 
 def test_verify_bad_arguments_exit_2(tmp_path):

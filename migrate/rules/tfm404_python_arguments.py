@@ -6,11 +6,37 @@ from migrate.rule import Rule
 from migrate.traced import has_input_signature, module_facts
 
 
-def _loop_targets(target: cst.BaseExpression) -> set:
+def _names(target: cst.BaseExpression) -> set:
     if isinstance(target, cst.Name):
         return {target.value}
     if isinstance(target, (cst.Tuple, cst.List)):
-        return set().union(*(_loop_targets(e.value) for e in target.elements))
+        return set().union(*(_names(e.value) for e in target.elements))
+    return set()
+
+
+_LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+
+
+def _python_values(iterable: cst.BaseExpression, target: cst.BaseExpression, builtin) -> set:
+    """The loop variables that are certainly Python values: items of ``range(...)``,
+    literal lists of numbers or strings, ``enumerate``'s index, ``zip`` of those.
+    Anything else (a tf.data.Dataset, a list of tensors, a name) may yield tensors,
+    which do not retrace: nothing is reported for it."""
+    if isinstance(iterable, cst.Call) and isinstance(iterable.func, cst.Name) and builtin(iterable.func.value):
+        name, args = iterable.func.value, [a.value for a in iterable.args if a.keyword is None]
+        if name == "range":
+            return _names(target)
+        parts = target.elements if isinstance(target, (cst.Tuple, cst.List)) else None
+        if name == "enumerate" and args and parts is not None and len(parts) == 2:
+            return _names(parts[0].value) | _python_values(args[0], parts[1].value, builtin)
+        if name == "zip" and parts is not None and len(parts) == len(args):
+            return set().union(*(_python_values(a, p.value, builtin) for a, p in zip(args, parts)))
+        return set()
+    if isinstance(iterable, (cst.List, cst.Tuple, cst.Set)) and iterable.elements and all(
+            isinstance(e.value, _LITERALS) or (isinstance(e.value, cst.UnaryOperation)
+                                               and isinstance(e.value.expression, _LITERALS))
+            for e in iterable.elements):
+        return _names(target)
     return set()
 
 
@@ -21,9 +47,10 @@ class PythonArguments(Rule):
     lint = True
     explanation = """
 tf.function specializes on the value of each Python argument: passing a Python loop
-variable (an int from `range`, an item of a list) traces a new graph for every distinct
-value, which is slow and grows memory. Pass a tensor (`tf.constant(i)`), or give the
-function an `input_signature`.
+variable (an int from `range`, an item of a list of numbers) traces a new graph for every
+distinct value, which is slow and grows memory. Pass a tensor (`tf.constant(i)`), or give
+the function an `input_signature`. Loops over a `tf.data.Dataset`, `tf.range` or anything
+else that may yield tensors are not reported: tensors of one shape share a trace.
 """
     before = """
 for i in range(10):
@@ -46,11 +73,12 @@ for i in tf.range(10):
         if has_input_signature(tf_function_decorator(self.ctx, func)):
             return
         loop_vars = set()
+
+        def builtin(name: str) -> bool:
+            return not self.ctx.resolver.is_shadowed(name) and not self.ctx.qualname(cst.Name(name))
+
         for loop in self.ctx.ancestors(cst.For):
-            iterable = loop.iter
-            if isinstance(iterable, cst.Call) and self.ctx.qualname(iterable.func):
-                continue  # tf.range(...) and other TensorFlow iterables give tensors
-            loop_vars |= _loop_targets(loop.target)
+            loop_vars |= _python_values(loop.iter, loop.target, builtin)
         for a in node.args:
             if isinstance(a.value, cst.Name) and a.value.value in loop_vars:
                 label = f"{a.keyword.value}=" if a.keyword else "an argument"
