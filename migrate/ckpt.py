@@ -343,19 +343,68 @@ def convert_plain(old: Side, out: str) -> str:
     return _write(tf.train.Checkpoint(vars=variables), out)
 
 
-def convert_model(old: Side, out: str, factory: Callable[[], object], name_map: NameMap) -> str:
-    """TF1 -> the object layout of ``factory()``'s model."""
-    tf = _tf()
-    import shims
-
+CONVERT_MODEL = r"""
+import json, os, sys, warnings
+cfg = json.loads(os.environ["TFM_CONVERT"])
+from migrate.ckpt import CkptError, load_factory
+try:
+    factory = load_factory(cfg["model"])  # its imports choose the Keras generation ("auto")
+    import tensorflow as tf
+    tf.keras.layers  # settle tf.keras before shims' default could
+    legacy = getattr(tf.keras, "__name__", "").startswith("tf_keras") or \
+        getattr(tf.keras, "__version__", "3").startswith("2.")
+    keras = "2" if legacy else "3"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import shims
+    from migrate.names import NameMap
     model = factory()
     if not shims.tracked_variables(model):
         raise CkptError("the model has no variables yet: build or call it inside the factory")
     try:
-        shims.load_tf1_checkpoint(model, old.path, name_map=name_map, strict=True)
+        shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"]), strict=True)
     except ValueError as exc:
         raise CkptError(str(exc)) from None
-    return _write(tf.train.Checkpoint(model=model), out)
+    checkpoint = tf.train.Checkpoint(model=model)
+    checkpoint.save_counter.assign_add(1)
+    path = checkpoint.write(cfg["out"])
+except CkptError as exc:
+    print(json.dumps({"error": str(exc)}))
+    sys.exit(0)
+print(json.dumps({"path": path, "keras": keras}))
+"""
+
+
+def convert_model(old: Side, out: str, model: str, map_path: Optional[str], keras: str = "auto") -> Tuple[str, str]:
+    """TF1 -> the object layout of ``model``'s factory (``module:function`` or
+    ``file.py:function``), built in a process of its own under the Keras generation
+    ``keras`` selects: "3", "2" (tf_keras), or "auto", what the factory's own imports
+    give (a file that imports shims first gets tf_keras, as the migrated code does).
+    Returns (written prefix, the generation used)."""
+    import json
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TFM_CONVERT=json.dumps(
+        {"model": model, "old": old.path, "out": os.path.abspath(out), "map": map_path}),
+        TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    if keras == "3":
+        env["TF_USE_LEGACY_KERAS"] = "0"
+    elif keras == "2":
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    from migrate.verify import failure_of, python_c
+
+    done = subprocess.run(python_c(CONVERT_MODEL), env=env, capture_output=True, text=True)
+    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    try:
+        answer = json.loads(last)
+    except ValueError:
+        message, where = failure_of(done.stderr)
+        raise CkptError(f"--model {model} failed: {message or 'exit ' + str(done.returncode)}"
+                        + (f" (at {where})" if where else "")) from None
+    if "error" in answer:
+        raise CkptError(answer["error"])
+    return answer["path"], answer["keras"]
 
 
 def _write(checkpoint, out: str) -> str:

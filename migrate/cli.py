@@ -17,6 +17,21 @@ import typer
 
 from migrate import __version__
 
+def _metavar_only() -> None:
+    """typer prints an argument's Python type after its metavar (``PATH... <list[str]>``);
+    an argument with a metavar shows just that."""
+    argument = getattr(getattr(typer, "core", None), "TyperArgument", None)
+    original = getattr(argument, "display_type_rich", None)
+    if original is None:
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.metavar else original(self, ctx)
+
+    argument.display_type_rich = display_type_rich
+
+
+_metavar_only()
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Move TensorFlow 1 code to TensorFlow 2 for real.")
 ckpt_app = typer.Typer(no_args_is_help=True, rich_markup_mode=None,
@@ -121,7 +136,9 @@ def _check_format(fmt: str) -> None:
 
 
 def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[str],
-          show_findings: bool = True) -> None:
+          show_findings: bool = True, fixed_in=()) -> None:
+    """Print the report. ``fixed_in``: paths written with their fixes; the text format
+    then lists only what remains (the JSON and SARIF reports keep every finding)."""
     from migrate.output import as_json, as_sarif, error_rows, finding_rows, text_line
 
     findings = finding_rows(reports)
@@ -135,16 +152,35 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
         typer.echo(as_sarif(findings, errors))
     else:
         if show_findings:
+            fixed = {os.path.abspath(p) for p in fixed_in}
             for row in findings:
-                typer.echo(text_line(row))
+                if not (row["fixable"] and os.path.abspath(row["path"]) in fixed):
+                    typer.echo(text_line(row))
         for row in errors:
             typer.echo(f"{row['path']}: error: {row['message']}", err=True)
-    parts = [f"{summary['files']} files scanned"]
-    if "changed" in summary:
-        parts.append(f"{summary['changed']} {'changed' if summary.get('written') else 'would change'}")
-    parts.append(f"{summary['findings']} findings ({summary['fixable']} fixable)")
-    parts.append(f"{summary['errors']} errors")
-    typer.echo(", ".join(parts), err=True)
+    typer.echo(summary_line(summary), err=True)
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def summary_line(summary: dict) -> str:
+    """``3 files scanned, 2 changed, 5 fixed, 1 remaining (1 fixable), 0 errors`` after
+    --write; before it, ``2 would change, 6 findings (5 fixable)``."""
+    parts = [f"{_count(summary['files'], 'file')} scanned"]
+    if summary.get("written"):
+        parts.append(f"{summary['changed']} changed")
+        parts.append(f"{summary['fixed']} fixed")
+        remaining = summary["findings"] - summary["fixed"]
+        left_fixable = summary["fixable"] - summary["fixed"]
+        parts.append(f"{remaining} remaining" + (f" ({left_fixable} fixable)" if left_fixable else ""))
+    else:
+        if "changed" in summary:
+            parts.append(f"{summary['changed']} would change")
+        parts.append(f"{_count(summary['findings'], 'finding')} ({summary['fixable']} fixable)")
+    parts.append(_count(summary["errors"], "error"))
+    return ", ".join(parts)
 
 
 def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
@@ -158,26 +194,43 @@ def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
     return files, missing, reports
 
 
+# options upgrade and lint share
+SELECT = typer.Option(None, "--select", metavar="CODE", help="Rule code prefixes to run (repeatable).")
+IGNORE = typer.Option(None, "--ignore", metavar="CODE", help="Rule code prefixes to skip (repeatable).")
+FORMAT = typer.Option("text", "--format", metavar="FORMAT", help="text, json or sarif.")
+REPORT = typer.Option(None, "--report", metavar="FILE", help="Also write the JSON report here.")
+JOBS = typer.Option(0, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores).")
+NO_CACHE = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache.")
+
+
 # -- upgrade -------------------------------------------------------------------
 @app.command()
 def upgrade(
-    paths: List[str] = typer.Argument(..., help="Files or directories (.py and .ipynb, recursive)."),
+    paths: List[str] = typer.Argument(..., metavar="PATH...",
+        help="Files or directories (.py and .ipynb, recursive)."),
     write: bool = typer.Option(False, "--write", help="Rewrite files in place."),
-    outtree: Optional[str] = typer.Option(None, "--outtree", help="Write the migrated tree here."),
-    check: bool = typer.Option(False, "--check", help="Exit 1 if any file would change."),
-    select: Optional[List[str]] = typer.Option(None, "--select", help="Rule code prefixes to run."),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore", help="Rule code prefixes to skip."),
-    fmt: str = typer.Option("text", "--format", help="text, json or sarif."),
-    report: Optional[str] = typer.Option(None, "--report", help="Also write the JSON report here."),
+    outtree: Optional[str] = typer.Option(None, "--outtree", metavar="DIR",
+        help="Write the migrated tree here."),
+    check: bool = typer.Option(False, "--check", help="Exit 1 if any file would change (and only "
+                               "then: findings the tool only reports do not fail a check)."),
+    select: Optional[List[str]] = SELECT,
+    ignore: Optional[List[str]] = IGNORE,
+    fmt: str = FORMAT,
+    report: Optional[str] = REPORT,
     diff: bool = typer.Option(True, "--diff/--no-diff", help="Print a unified diff (text format)."),
-    jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (default: all cores)."),
-    no_cache: bool = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache."),
+    jobs: int = JOBS,
+    no_cache: bool = NO_CACHE,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even if findings are left "
                                    "(errors still exit 2)."),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds one file may take; past that "
+    timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS",
+        help="Seconds one file may take; past that "
                                   "it gets an error and is left untouched."),
 ) -> None:
-    """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR."""
+    """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR.
+
+    Exit codes: 0 when nothing is left to do; 1 when findings remain (after --write:
+    findings the rewrite did not fix) or, with --check, when a file would change;
+    2 on errors (unparsable files, files that could not be written, bad usage)."""
     _check_format(fmt)
     _check_run_options(jobs, timeout, report)
     if check and (write or outtree):
@@ -215,12 +268,18 @@ def upgrade(
     summary = {"files": len(files), "changed": len(changed), "written": bool(write),
                "findings": findings, "fixable": fixable,
                "errors": len(errors) + sum(1 for r in reports if r.error)}
-    _emit(fmt, reports, errors, summary, report)
+    if write:  # what was really written: a read-only or changed file was not
+        failed = {os.path.abspath(path) for path, _ in write_errors}
+        written = [r for r in changed if os.path.abspath(r.path) not in failed]
+        summary["changed"] = len(written)
+        summary["fixed"] = sum(f["fixable"] for r in written for f in r.findings)
+    _emit(fmt, reports, errors, summary, report, fixed_in=[r.path for r in written] if write else ())
     if summary["errors"]:
         raise typer.Exit(2)
-    if check and changed:
-        raise typer.Exit(1)
-    if findings - fixable and not exit_zero:
+    if check:  # a pre-commit check: only what the tool would still change fails it
+        raise typer.Exit(1 if changed else 0)
+    left = findings - summary.get("fixed", fixable)
+    if left and not exit_zero:
         raise typer.Exit(1)
     raise typer.Exit(0)
 
@@ -421,15 +480,15 @@ def _write_names(folder: str, files: dict) -> None:
 # -- lint ----------------------------------------------------------------------
 @app.command()
 def lint(
-    paths: List[str] = typer.Argument(..., help="Files or directories."),
-    select: Optional[List[str]] = typer.Option(None, "--select"),
-    ignore: Optional[List[str]] = typer.Option(None, "--ignore"),
-    fmt: str = typer.Option("text", "--format", help="text, json or sarif."),
-    report: Optional[str] = typer.Option(None, "--report"),
-    jobs: int = typer.Option(0, "--jobs", "-j"),
-    no_cache: bool = typer.Option(False, "--no-cache"),
+    paths: List[str] = typer.Argument(..., metavar="PATH...", help="Files or directories."),
+    select: Optional[List[str]] = SELECT,
+    ignore: Optional[List[str]] = IGNORE,
+    fmt: str = FORMAT,
+    report: Optional[str] = REPORT,
+    jobs: int = JOBS,
+    no_cache: bool = NO_CACHE,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
-    timeout: float = typer.Option(120.0, "--timeout", help="Seconds one file may take."),
+    timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS", help="Seconds one file may take."),
 ) -> None:
     """Report tf.function and eager-mode pitfalls; never writes."""
     _check_format(fmt)
@@ -449,8 +508,9 @@ def lint(
 
 # -- rules ---------------------------------------------------------------------
 @app.command()
-def rules(code: Optional[str] = typer.Argument(None, help="Explain one rule."),
-          fmt: str = typer.Option("text", "--format", help="text, json or markdown.")) -> None:
+def rules(code: Optional[str] = typer.Argument(None, metavar="CODE", help="Explain one rule."),
+          fmt: str = typer.Option("text", "--format", metavar="FORMAT",
+              help="text, json or markdown.")) -> None:
     """List every rule, or explain one with its before/after example."""
     from migrate.rule import all_rules
 
@@ -513,8 +573,9 @@ def _name_map(path: Optional[str]):
 
 
 @ckpt_app.command("ls")
-def ckpt_ls(path: str = typer.Argument(..., help="Checkpoint prefix, directory or .weights.h5."),
-            fmt: str = typer.Option("text", "--format", help="text or json."),
+def ckpt_ls(path: str = typer.Argument(..., metavar="CKPT",
+    help="Checkpoint prefix, directory or .weights.h5."),
+            fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
             everything: bool = typer.Option(False, "--all", help="Include bookkeeping and slots."),
             check: bool = typer.Option(False, "--verify", help="Also read every tensor and check its "
                                        "CRC32C (without it: the data files' presence and sizes).")) -> None:
@@ -539,27 +600,58 @@ def ckpt_ls(path: str = typer.Argument(..., help="Checkpoint prefix, directory o
     if fmt == "json":
         typer.echo(json.dumps({"path": path, "kind": side.kind, "variables": rows}, indent=2))
         return
+    _print_rows(f"{path} ({side.kind}, {len(rows)} variables)", ("name", "shape", "dtype", "bytes"),
+                [(r["name"], str(tuple(r["shape"])), r["dtype"], f"{r['bytes']:,}") for r in rows],
+                names=1, right=("bytes",))
+
+
+def _console():
+    """stdout's console: the terminal's width (or $COLUMNS); 200 columns into a pipe."""
     from rich.console import Console
+
+    wide = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=200 if wide else None)
+
+
+def _print_rows(title: str, columns, rows, names: int, right=(), footer: Optional[str] = None) -> None:
+    """A table when it fits the console; else one entry per block, names whole on their
+    own lines and the other columns indented under them, so nothing is cut off at 80
+    columns. ``names``: how many leading columns hold names."""
     from rich.table import Table
 
-    table = Table(title=f"{path} ({side.kind}, {len(rows)} variables)")
-    for column in ("name", "shape", "dtype", "bytes"):
-        table.add_column(column, justify="right" if column == "bytes" else "left")
-    for r in rows:
-        table.add_row(r["name"], str(tuple(r["shape"])), r["dtype"], f"{r['bytes']:,}")
-    Console(width=200 if not sys.stdout.isatty() else None).print(table)
+    console = _console()
+    widths = [max([len(str(c))] + [len(str(r[i])) for r in rows]) for i, c in enumerate(columns)]
+    if sum(widths) + 3 * len(columns) + 1 <= console.width:
+        table = Table(title=title)
+        for column in columns:
+            table.add_column(column, justify="right" if column in right else "left", no_wrap=True)
+        for row in rows:
+            table.add_row(*map(str, row))
+        console.print(table)
+    else:
+        console.print(title, soft_wrap=True, highlight=False)
+        for row in rows:
+            details = "  ".join(f"{c} {v}" for c, v in zip(columns[names:], row[names:]) if str(v))
+            for i, name in enumerate(row[:names]):
+                if str(name):  # the first name alone, the second as "-> name"
+                    console.print(("  -> " if i else "") + str(name), soft_wrap=True, highlight=False)
+            console.print(f"     {details}", soft_wrap=True, highlight=False)
+    if footer:
+        console.print(footer, soft_wrap=True, highlight=False)
 
 
 @ckpt_app.command("compare")
 def ckpt_compare(
-    old: str = typer.Argument(..., help="The reference checkpoint (TF1 names, TF2 object paths or .h5)."),
-    new: str = typer.Argument(..., help="The checkpoint to check against it."),
-    name_map: Optional[str] = typer.Option(None, "--map", help="tf-migrate-names.json or regex rules."),
-    rtol: float = typer.Option(0.0, "--rtol"),
-    atol: float = typer.Option(0.0, "--atol"),
+    old: str = typer.Argument(..., metavar="OLD",
+        help="The reference checkpoint (TF1 names, TF2 object paths or .h5)."),
+    new: str = typer.Argument(..., metavar="NEW", help="The checkpoint to check against it."),
+    name_map: Optional[str] = typer.Option(None, "--map", metavar="FILE",
+        help="tf-migrate-names.json or regex rules."),
+    rtol: float = typer.Option(0.0, "--rtol", metavar="RTOL", help="Relative tolerance."),
+    atol: float = typer.Option(0.0, "--atol", metavar="ATOL", help="Absolute tolerance."),
     slots: bool = typer.Option(False, "--slots", help="Match optimizer slot variables too."),
     everything: bool = typer.Option(False, "--all", help="Include bookkeeping (save_counter, global_step)."),
-    fmt: str = typer.Option("text", "--format", help="text or json."),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
 ) -> None:
     """Prove no weight was lost or changed: exit 0 when every variable matches."""
     _needs_numpy()
@@ -573,7 +665,7 @@ def ckpt_compare(
     if fmt == "json":
         typer.echo(json.dumps(result, indent=2))
     else:
-        _print_compare(result)
+        _print_compare(result, a, b)
     raise typer.Exit(0 if result["ok"] else 1)
 
 
@@ -599,44 +691,47 @@ def _ckpt_progress():
     return update
 
 
-def _print_compare(result: dict) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(width=200 if not sys.stdout.isatty() else None)
-    table = Table(title=f"{result['old']} -> {result['new']}")
-    for column in ("status", "old", "new", "shape", "max abs", "max rel"):
-        table.add_column(column)
+def _print_compare(result: dict, old, new) -> None:
+    rows = []
     for m in result["matched"]:
-        table.add_row(f"ok ({m['how']})", m["old"], m["new"], str(tuple(m["shape"])),
-                      f"{m['max_abs']:.3g}", f"{m['max_rel']:.3g}")
+        rows.append((m["old"], m["new"], f"ok ({m['how']})", str(tuple(m["shape"])),
+                     f"{m['max_abs']:.3g}", f"{m['max_rel']:.3g}"))
     for m in result["mismatched"]:
         detail = (f"{tuple(m['shape'])} vs {tuple(m['new_shape'])} {m['dtype']}/{m['new_dtype']}"
                   if m["reason"] == "shape/dtype" else str(tuple(m["shape"])))
-        table.add_row(f"MISMATCH ({m['reason']})", m["old"], m["new"], detail,
-                      f"{m.get('max_abs', 0):.3g}", f"{m.get('max_rel', 0):.3g}")
+        rows.append((m["old"], m["new"], f"MISMATCH ({m['reason']})", detail,
+                     f"{m.get('max_abs', 0):.3g}", f"{m.get('max_rel', 0):.3g}"))
     for key in result["missing"]:
-        table.add_row("MISSING from new", key, "", "", "", "")
+        shape, dtype = old.variables[key]
+        rows.append((key, "", "MISSING from new", f"{tuple(shape)} {dtype}", "", ""))
     for key in result["unexpected"]:
-        table.add_row("UNEXPECTED in new", "", key, "", "", "")
-    console.print(table)
-    console.print(f"{len(result['matched'])} matched, {len(result['mismatched'])} mismatched, "
-                  f"{len(result['missing'])} missing, {len(result['unexpected'])} unexpected: "
-                  + ("OK" if result["ok"] else "DIFFERENT"))
+        shape, dtype = new.variables[key]
+        rows.append(("", key, "UNEXPECTED in new", f"{tuple(shape)} {dtype}", "", ""))
+    footer = (f"{len(result['matched'])} matched, {len(result['mismatched'])} mismatched, "
+              f"{len(result['missing'])} missing, {len(result['unexpected'])} unexpected: "
+              + ("OK" if result["ok"] else "DIFFERENT"))
+    _print_rows(f"{result['old']} -> {result['new']}", ("old", "new", "status", "shape", "max abs", "max rel"),
+                rows, names=2, footer=footer)
 
 
 @ckpt_app.command("convert")
 def ckpt_convert(
-    old: str = typer.Argument(..., help="The checkpoint to convert."),
-    out: str = typer.Argument(..., help="Output checkpoint prefix."),
-    model: Optional[str] = typer.Option(None, "--model", help="module:factory (or file.py:factory) "
+    old: str = typer.Argument(..., metavar="CKPT", help="The checkpoint to convert."),
+    out: str = typer.Argument(..., metavar="PREFIX", help="Output checkpoint prefix."),
+    model: Optional[str] = typer.Option(None, "--model", metavar="MODULE:FUNCTION",
+        help="module:factory (or file.py:factory) "
                                         "returning the built TF2 model."),
-    name_map: Optional[str] = typer.Option(None, "--map"),
-    to: str = typer.Option("tf2", "--to", help="tf2 (default) or tf1 (TF2 -> TF1 names)."),
+    name_map: Optional[str] = typer.Option(None, "--map", metavar="FILE",
+        help="tf-migrate-names.json or regex rules."),
+    to: str = typer.Option("tf2", "--to", metavar="tf2|tf1", help="tf2 (default) or tf1 (TF2 -> TF1 names)."),
+    keras: str = typer.Option("auto", "--keras", metavar="auto|3|2",
+        help="With --model: the Keras generation whose "
+                              "object layout to write: 3, 2 (tf_keras), or auto (what the "
+                              "factory's module gets, as the migrated code does)."),
 ) -> None:
     """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
     _needs_tf()
-    from migrate.ckpt import convert_model, convert_plain, convert_to_tf1, load_factory, open_side
+    from migrate.ckpt import convert_model, convert_plain, convert_to_tf1, open_side
 
     mapping = _name_map(name_map)
     if to not in ("tf1", "tf2"):
@@ -647,8 +742,11 @@ def ckpt_convert(
             fail(f"{old} is not a TF2 object-based checkpoint")
         written = _ckpt_call(lambda: convert_to_tf1(side, out, mapping))
     elif model:
-        factory = _ckpt_call(lambda: load_factory(model))
-        written = _ckpt_call(lambda: convert_model(side, out, factory, mapping))
+        if keras not in ("auto", "2", "3"):
+            fail("--keras must be auto, 2 or 3")
+        written, generation = _ckpt_call(lambda: convert_model(side, out, model, name_map, keras))
+        typer.echo(f"wrote {written} (the Keras {generation} object layout)")
+        return
     else:
         written = _ckpt_call(lambda: convert_plain(side, out))
     typer.echo(f"wrote {written}")
@@ -657,23 +755,29 @@ def ckpt_convert(
 # -- verify --------------------------------------------------------------------
 @app.command()
 def verify(
-    legacy: str = typer.Argument(..., help="The TF1 code: path.py:function or module:function."),
-    migrated: str = typer.Argument(..., help="The migrated code: a function (run through "
+    legacy: str = typer.Argument(..., metavar="LEGACY",
+        help="The TF1 code: path.py:function or module:function."),
+    migrated: str = typer.Argument(..., metavar="MIGRATED", help="The migrated code: a function (run through "
                                    "shims.legacy_layer) or a zero-argument Keras factory."),
-    inputs: Optional[List[str]] = typer.Option(None, "--input", help="NAME:SHAPE:DTYPE, e.g. ids:2x7:int32 "
+    inputs: Optional[List[str]] = typer.Option(None, "--input", metavar="NAME:SHAPE:DTYPE",
+        help="NAME:SHAPE:DTYPE, e.g. ids:2x7:int32 "
                                                "(ints may add :LOW:HIGH); once per input, in order."),
     grads: bool = typer.Option(False, "--grads", help="Also compare gradients of sum(outputs)."),
-    rtol: float = typer.Option(1e-5, "--rtol"),
-    atol: float = typer.Option(1e-5, "--atol"),
-    seed: int = typer.Option(0, "--seed"),
-    kwarg: Optional[List[str]] = typer.Option(None, "--arg", help="NAME=PYTHON_LITERAL passed to both."),
-    fmt: str = typer.Option("text", "--format", help="text or json."),
-    keep: Optional[str] = typer.Option(None, "--workdir", help="Keep checkpoints and arrays here."),
-    prelude: Optional[str] = typer.Option(None, "--prelude", help="Python file run before LEGACY in "
+    rtol: float = typer.Option(1e-5, "--rtol", metavar="RTOL", help="Relative tolerance."),
+    atol: float = typer.Option(1e-5, "--atol", metavar="ATOL", help="Absolute tolerance."),
+    seed: int = typer.Option(0, "--seed", metavar="N", help="Seed of the random inputs."),
+    kwarg: Optional[List[str]] = typer.Option(None, "--arg", metavar="NAME=VALUE",
+        help="NAME=PYTHON_LITERAL passed to both."),
+    fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
+    keep: Optional[str] = typer.Option(None, "--workdir", metavar="DIR",
+        help="Keep checkpoints and arrays here."),
+    prelude: Optional[str] = typer.Option(None, "--prelude", metavar="FILE",
+        help="Python file run before LEGACY in "
                                           "the TF1 run only (stand-ins for tf.contrib)."),
     program: bool = typer.Option(False, "--program", help="LEGACY and MIGRATED are whole programs "
                                  "(file.py): compare their training trajectories."),
-    program_args: Optional[List[str]] = typer.Option(None, "--program-arg", help="An argument passed "
+    program_args: Optional[List[str]] = typer.Option(None, "--program-arg", metavar="ARG",
+        help="An argument passed "
                                                      "to both programs after their model dir."),
 ) -> None:
     """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint.
@@ -687,6 +791,7 @@ def verify(
     from migrate.verify import verify as run_verify
 
     _needs_tf()
+    status = _verify_status()
     try:
         if program:
             from migrate.verify_program import verify_program
@@ -711,12 +816,39 @@ def verify(
             report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude)
             show = _print_verify
     except VerifyError as exc:
+        if status:
+            status.stop()
         fail(str(exc))
+    finally:
+        if status:
+            status.stop()
     if fmt == "json":
         typer.echo(json.dumps(report, indent=2))
     else:
         show(report)
     raise typer.Exit(0 if report["ok"] else 1)
+
+
+def _verify_status():
+    """On a terminal, a spinner on stderr naming the run in progress (each run imports
+    TensorFlow and takes seconds); None into a pipe."""
+    if not sys.stderr.isatty():
+        return None
+    import time
+
+    from rich.console import Console
+
+    import migrate.verify
+
+    status = Console(stderr=True).status("verify: starting")
+    started = time.monotonic()
+
+    def progress(what: str) -> None:
+        status.update(f"verify: {what} ({time.monotonic() - started:.0f} s so far)")
+
+    migrate.verify.PROGRESS = progress
+    status.start()
+    return status
 
 
 def _print_program_report(report: dict) -> None:
@@ -741,11 +873,18 @@ def _print_program_report(report: dict) -> None:
 
 
 def _print_verify(report: dict) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=200 if not sys.stdout.isatty() else None)
+    console = _console()
     mark = lambda ok: "ok" if ok else "DIFFERENT"  # noqa: E731
+    rtol = report["rtol"]
+
+    def why(d: dict) -> str:
+        """A pass with a relative difference above rtol passed on atol: say so."""
+        if d.get("ok") and d.get("max_rel", 0) > rtol and d.get("max_abs", 0) <= report["atol"]:
+            return f"ok by atol: max abs {d['max_abs']:.3g} <= {report['atol']:g} (values near 0)"
+        return ""
+
     v = report["variables"]
     table = Table(title=f"tf-migrate verify: {report['legacy']} -> {report['migrated']}")
     for column in ("check", "result", "max abs", "max rel", "detail"):
@@ -758,17 +897,18 @@ def _print_verify(report: dict) -> None:
     for o in report["outputs"]:
         for mode in ("eager", "traced"):
             d = o[mode]
+            detail = "; ".join(t for t in ("tf.function" if mode == "traced" else "", why(d)) if t)
             table.add_row(f"{o['name']} ({mode})", mark(d["ok"]), f"{d['max_abs']:.3g}",
-                          f"{d['max_rel']:.3g}", "tf.function" if mode == "traced" else "")
+                          f"{d['max_rel']:.3g}", detail)
     r = report["regularization"]
     table.add_row("regularization loss", mark(r["ok"]), f"{abs(r['legacy'] - r['migrated']):.3g}", "",
                   f"{r['legacy']:.6g} vs {r['migrated']:.6g}")
     for g in report["gradients"]:
         table.add_row(f"grad {g['name']}", mark(g["ok"]), f"{g.get('max_abs', float('nan')):.3g}",
-                      f"{g.get('max_rel', float('nan')):.3g}", g.get("problem", ""))
+                      f"{g.get('max_rel', float('nan')):.3g}", g.get("problem", "") or why(g))
     console.print(table)
     console.print(f"{'EQUIVALENT' if report['ok'] else 'NOT EQUIVALENT'} within rtol={report['rtol']}, "
-                  f"atol={report['atol']}")
+                  f"atol={report['atol']} (a value passes when |a - b| <= atol + rtol * |a|)")
 
 
 def _needs_tf() -> None:

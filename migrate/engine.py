@@ -297,12 +297,29 @@ def _suppressed(line_text: str, code: str) -> bool:
     return any(code.startswith(c.strip()) for c in match.group(1).split(",") if c.strip())
 
 
+def _syntax_message(source: str, exc) -> str:
+    """One short line: CPython's own message and position when it refuses the file too
+    (``'(' was never closed``), else libcst's without its list of expected tokens."""
+    import ast
+
+    try:
+        ast.parse(source)
+    except SyntaxError as error:
+        where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
+        return f"not valid Python 3 ({where}): {error.msg}"
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    message = exc.message.splitlines()[0]
+    message = message.split(": expected one of")[0].replace("parser error: ", "")
+    message = re.sub(r"^error at \d+:\d+:?\s*", "", message) or "unexpected token"
+    return f"not valid Python 3 (line {exc.raw_line}, column {exc.raw_column + 1}): {message}"
+
+
 def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise EngineError(f"not valid Python 3 (line {exc.raw_line}, column {exc.raw_column}): "
-                          f"{exc.message.splitlines()[0]}") from None
+        raise EngineError(_syntax_message(source, exc)) from None
     except RecursionError:
         raise EngineError("too deeply nested to parse") from None
 

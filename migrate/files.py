@@ -21,7 +21,10 @@ from migrate.errors import EngineError
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
-MAGIC = re.compile(r"^(\s*)([%!]|\?\?|\w[\w.]*\?$)")
+# IPython-only lines: line magics and shell escapes (also indented, also assigned:
+# `files = !ls`), help syntax (`?obj`, `obj?`, `f(x)??`)
+MAGIC = re.compile(r"^(\s*)([%!?]|[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[%!]|\S.*\?\??\s*$)")
+TF_VERSION = re.compile(r"^\s*%tensorflow_version\s*(.*?)\s*$")
 MASK = "# tf-migrate-magic:"
 
 
@@ -66,8 +69,12 @@ def migrate_python(raw: bytes, convert: Callable[[str], Tuple[Optional[str], obj
 
 # -- notebooks -----------------------------------------------------------------
 def _mask(source: str) -> Tuple[Optional[str], List[str], str]:
-    """Hide IPython magics behind comments; None for a whole-cell magic (%%). The comment
-    token is one the cell does not contain, so a user's own comment is never taken for it."""
+    """Hide IPython-only lines from the parser; None for a whole-cell magic (%%). A
+    masked line becomes ``pass  # TOKEN N`` at its indentation (a statement, so an
+    ``if`` or ``try`` whose body is a magic still parses); Colab's ``%tensorflow_version``
+    becomes IPython's own spelling, ``get_ipython().run_line_magic(...)``, so a rule
+    (TFM111) can see it. The token is one the cell does not contain, so a user's own
+    comment is never taken for it."""
     if source.lstrip().startswith("%%"):
         return None, [], MASK
     token, n = MASK, 0
@@ -76,29 +83,72 @@ def _mask(source: str) -> Tuple[Optional[str], List[str], str]:
         token = f"{MASK[:-1]}-{n}:"
     saved: List[str] = []
     out = []
-    for line in source.split("\n"):
-        match = MAGIC.match(line)
-        if match:
+    lines = source.split("\n")
+    inside = _string_lines(source)
+    for number, line in enumerate(lines):
+        match = MAGIC.match(line) if number not in inside else None
+        if match and not _is_python(line):
             saved.append(line)
-            out.append(f"{match.group(1)}{token}{len(saved) - 1}")
+            version = TF_VERSION.match(line)
+            if version:
+                statement = f"get_ipython().run_line_magic('tensorflow_version', {version.group(1)!r})"
+            else:
+                statement = "pass"
+            out.append(f"{match.group(1)}{statement}  {token}{len(saved) - 1}")
         else:
             out.append(line)
     return "\n".join(out), saved, token
 
 
+def _is_python(line: str) -> bool:
+    """A line that is Python by itself (``a = b  # why?``): not a magic."""
+    import ast
+
+    try:
+        ast.parse(line.strip())
+        return True
+    except SyntaxError:
+        return False
+
+
+def _string_lines(source: str) -> set:
+    """Line numbers (0-based) that continue a multi-line string: never magics."""
+    import tokenize as tk
+
+    inside = set()
+    try:
+        for tok in tk.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tk.STRING and tok.end[0] > tok.start[0]:
+                inside.update(range(tok.start[0], tok.end[0]))  # lines after the first
+    except (tk.TokenError, IndentationError, SyntaxError):
+        pass  # magics make the cell untokenizable at times: then no string is known
+    return inside
+
+
 def _unmask(source: str, saved: List[str], token: str = MASK) -> str:
+    """Put the masked lines back, at the indentation their statement has now."""
     if not saved:
         return source
-    pattern = re.compile(r"^\s*" + re.escape(token) + r"(\d+)$")
+    pattern = re.compile(r"^(\s*)\S.*?  " + re.escape(token) + r"(\d+)$")
     out = []
     for line in source.split("\n"):
         match = pattern.match(line)
-        out.append(saved[int(match.group(1))] if match and int(match.group(1)) < len(saved) else line)
+        if match and int(match.group(2)) < len(saved):
+            original = saved[int(match.group(2))]
+            out.append(match.group(1) + original.lstrip())
+        else:
+            out.append(line)
     return "\n".join(out)
 
 
 def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], object]]):
-    """Migrates code cells; returns (new bytes or None, [(cell index, report), ...])."""
+    """Migrates code cells; returns (new bytes or None, [(cell index, report), ...]).
+
+    The code cells are one program: they are migrated together, in order, so a name
+    bound in one cell (``import tensorflow as tf``) resolves in the later ones. Fixes
+    and findings stay in their cell; imports a fix needs go to the first code cell. If
+    the cells cannot be taken together (one does not parse, or a rewrite would move code
+    across a cell boundary), each cell is migrated alone."""
     try:
         notebook = json.loads(raw.decode("utf-8"))
         cells = notebook["cells"]
@@ -106,8 +156,7 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
             raise TypeError
     except (UnicodeDecodeError, ValueError, KeyError, TypeError):
         raise EngineError("not a valid notebook (JSON with a 'cells' list expected)") from None
-    reports = []
-    changed: Dict[int, object] = {}
+    code = []  # (index, cell, text, masked, saved, token, as_list)
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -115,12 +164,19 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         as_list = isinstance(source, list)
         text = "".join(source) if as_list else source
         masked, saved, token = _mask(text)
-        if masked is None:
-            continue
-        try:
-            new, report = convert(masked)
-        except EngineError as exc:
-            raise EngineError(f"cell {index + 1}: {exc}") from None
+        if masked is not None:
+            code.append((index, cell, text, masked, saved, token, as_list))
+    together = _convert_together([c[3] for c in code], convert) if len(code) > 1 else None
+    reports = []
+    changed: Dict[int, object] = {}
+    for k, (index, cell, text, masked, saved, token, as_list) in enumerate(code):
+        if together is not None:
+            new, report = together[k]
+        else:
+            try:
+                new, report = convert(masked)
+            except EngineError as exc:
+                raise EngineError(f"cell {index + 1}: {exc}") from None
         reports.append((index, report))
         if new is None:
             continue
@@ -135,6 +191,75 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         return spliced.encode("utf-8"), reports  # only the changed sources differ
     text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
     return text.encode("utf-8"), reports
+
+
+MOVED = "# tf-migrate: this cell's code moved to another cell (the notebook is migrated as one program)"
+
+
+@dataclass
+class CellReport:
+    """One cell's share of a notebook migrated as one program."""
+    findings: List[dict]
+    names: Dict[str, str]
+
+
+def _convert_together(sources: List[str], convert):
+    """[(new source or None, CellReport)] per cell from one conversion of all cells
+    joined, or None when that cannot be split back into the same cells."""
+    nonce = 0
+    while any(f"tf-migrate-cell-{nonce}" in src for src in sources):
+        nonce += 1
+    # a statement, not a comment: a comment rides along with the statement after it
+    # when a rule moves or removes that one
+    marker = f"__tf_migrate_cell_{nonce}__("
+    parts, starts, line = [], [], 1
+    for k, src in enumerate(sources):
+        body = src if src.endswith("\n") or not src else src + "\n"
+        parts.append(f"{marker}{k})\n{body}")
+        starts.append(line + 1)  # the cell's first line in the joined program
+        line += 1 + body.count("\n")
+    try:
+        new, outcome = convert("".join(parts))
+    except EngineError:
+        return None  # a cell that does not parse: per cell, so the error names it
+    pieces = None
+    if new is not None:
+        split = re.split(r"(?m)^" + re.escape(marker) + r"(\d+)\)\n", new)
+        numbers = [int(n) for n in split[1::2]]
+        if numbers != sorted(set(numbers)) or any(marker in b for b in split[2::2]):
+            return None  # a rewrite reordered code across cell boundaries
+        bodies = {n: body for n, body in zip(numbers, split[2::2])}
+        pieces = []
+        for k, src in enumerate(sources):
+            body = bodies.get(k, "")
+            if k == 0:
+                body = split[0] + body
+            if src.strip() and not body.strip():  # its statements went into another cell
+                body = MOVED + "\n"
+            if src and not src.endswith("\n") and body.endswith("\n"):
+                body = body[:-1]
+            pieces.append(body)
+        import ast
+
+        try:
+            for body in pieces:
+                ast.parse(body)
+        except SyntaxError:
+            return None  # a cell boundary inside moved code: each cell must stand alone
+    per_cell = [[] for _ in sources]
+    for finding in outcome.findings:
+        if finding["line"] + 1 in starts:
+            continue  # on a marker: not the user's code
+        k = max((i for i, start in enumerate(starts) if start <= finding["line"]), default=0)
+        per_cell[k].append(dict(finding, line=finding["line"] - starts[k] + 1))
+    names = dict(getattr(outcome, "names", {}) or {})
+    result = []
+    for k, src in enumerate(sources):
+        cell_new = None
+        if pieces is not None and pieces[k] != src:
+            cell_new = pieces[k]
+        result.append((cell_new, CellReport(per_cell[k], names if k == 0 else {})))
+    return result
 
 
 def _source_spans(text: str) -> Optional[Dict[int, Tuple[int, int]]]:
@@ -205,6 +330,37 @@ def _source_spans(text: str) -> Optional[Dict[int, Tuple[int, int]]]:
         return spans
     except (ValueError, IndexError):
         return None
+
+
+def notebook_lines(raw: bytes) -> Dict[int, List[int]]:
+    """For each code cell (by index), the line of the .ipynb file where each of its
+    source lines is written (1-based): what a code-scanning UI showing the file needs.
+    A source written as one JSON string maps every line to the string's line."""
+    try:
+        text = raw.decode("utf-8")
+        spans = _source_spans(text)
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    if not spans:
+        return {}
+    decoder = json.JSONDecoder()
+    out: Dict[int, List[int]] = {}
+    for index, (start, end) in spans.items():
+        value = text[start:end]
+        first = text.count("\n", 0, start) + 1
+        if not value.startswith("["):
+            out[index] = [first] * (json.loads(value).count("\n") + 1 if value.startswith('"') else 1)
+            continue
+        lines, i = [], start + 1
+        while True:
+            i = re.compile(r"[ \t\n\r,]*").match(text, i).end()
+            if i >= end - 1 or text[i] == "]":
+                break
+            item, after = decoder.raw_decode(text, i)
+            lines.append(text.count("\n", 0, i) + 1)
+            i = after
+        out[index] = lines
+    return out
 
 
 def _splice(text: str, changed: Dict[int, object]) -> Optional[str]:

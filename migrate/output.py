@@ -15,6 +15,8 @@ def finding_rows(reports) -> List[dict]:
                    "code": f["code"], "message": f["message"], "fixable": f["fixable"]}
             if "cell" in f:
                 row["cell"] = f["cell"]
+                if "file_line" in f:
+                    row["file_line"] = f["file_line"]
             rows.append(row)
     return rows
 
@@ -42,14 +44,21 @@ def as_sarif(findings: List[dict], errors: List[dict]) -> str:
     used = sorted({f["code"] for f in findings})
     results = []
     for f in findings:
-        results.append({
+        result = {
             "ruleId": f["code"],
             "level": "warning",
             "message": {"text": f["message"]},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": f["path"]},
                 "region": {"startLine": f["line"], "startColumn": f["column"]}}}],
-        })
+        }
+        if "cell" in f:  # a notebook: the line of the .ipynb file, the cell's own position kept
+            region = result["locations"][0]["physicalLocation"]["region"]
+            region["startLine"] = f.get("file_line", 1)
+            del region["startColumn"]  # a column inside the JSON string would mislead
+            result["message"]["text"] = f"cell {f['cell']}, line {f['line']}: {f['message']}"
+            result["properties"] = {"cell": f["cell"], "cellLine": f["line"], "cellColumn": f["column"]}
+        results.append(result)
     notifications = [{"level": "error", "message": {"text": f"{e['path']}: {e['message']}"}}
                      for e in errors]
     run = {

@@ -14,7 +14,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from migrate.cache import Cache
 from migrate.errors import EngineError
-from migrate.files import migrate_notebook, migrate_python
+from migrate.files import migrate_notebook, migrate_python, notebook_lines
 
 PREFILTER = (b"tensorflow", b"keras")  # files mentioning neither are never parsed
 
@@ -51,9 +51,14 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
         if path.endswith(".ipynb"):
             new, reports = migrate_notebook(raw, convert)
             findings, names = [], {}
+            lines = notebook_lines(raw)
             for cell, outcome in reports:
                 for f in outcome.findings:
-                    findings.append(dict(f, cell=cell + 1))
+                    at = lines.get(cell, [])
+                    row = dict(f, cell=cell + 1)
+                    if at:  # where the line sits in the .ipynb file itself (SARIF)
+                        row["file_line"] = at[min(f["line"], len(at)) - 1]
+                    findings.append(row)
                 names.update(outcome.names)
         else:
             new, outcome = migrate_python(raw, convert)
@@ -250,7 +255,7 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
             continue
         todo.append((path, raw, codes, fix))
 
-    bar = _Progress(len(todo)) if progress else None
+    bar = _Progress(len(todo), "migrating" if fix else "checking") if progress else None
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
     if todo:
         _isolated(todo, workers, timeout,
@@ -276,8 +281,9 @@ def _collect(reports, cache, keys, path, raw, result, bar) -> None:
 class _Progress:
     """A rich progress bar on a terminal, shown only once a run passes a second."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, label: str) -> None:
         self.total = total
+        self.label = label
         self.start = time.monotonic()
         self.bar = None
         self.task = None
@@ -292,7 +298,7 @@ class _Progress:
 
             self.bar = Progress(transient=True, console=Console(stderr=True))
             self.bar.start()
-            self.task = self.bar.add_task("migrating", total=self.total, completed=self.done)
+            self.task = self.bar.add_task(self.label, total=self.total, completed=self.done)
         elif self.bar is not None:
             self.bar.update(self.task, completed=self.done)
 

@@ -221,7 +221,16 @@ def _check_target(target: str, label: str) -> None:
         raise VerifyError(f"{label} {target!r}: no such file {path}")
 
 
+PROGRESS = None  # a callable the CLI sets: told which run starts ("the legacy (TF1 graph) run")
+
+
+def announce(what: str) -> None:
+    if PROGRESS is not None:
+        PROGRESS(what)
+
+
 def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
+    announce(what)
     env = dict(os.environ, TFM_VERIFY=json.dumps(cfg), TF_CPP_MIN_LOG_LEVEL="3",
                PYTHONWARNINGS="ignore")
     if legacy_keras:
@@ -242,13 +251,50 @@ def python_c(script: str) -> List[str]:
 
 
 def raise_failure(proc, what: str) -> None:
-    """One error line naming a failed subprocess's real exception (its last line)."""
+    """One error line naming a failed subprocess's real exception and where it was
+    raised in the user's code."""
     if os.environ.get("TF_MIGRATE_DEBUG"):
         sys.stderr.write(proc.stderr)
-    lines = [l for l in proc.stderr.strip().splitlines() if l.strip()
-             and not re.search(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow", l)]
-    raise VerifyError(f"the {what} run failed: {lines[-1] if lines else 'exit ' + str(proc.returncode)}"
-                      " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
+    message, where = failure_of(proc.stderr)
+    raise VerifyError(f"the {what} run failed: {message or 'exit ' + str(proc.returncode)}"
+                      + (f" (at {where})" if where else "")
+                      + " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
+
+
+_NOISE = re.compile(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow|^WARNING|^I0000|^E0000|^W0000")
+_FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+), in (.+)$')
+
+
+def failure_of(stderr: str):
+    """(the exception line, ``file:line in function`` of the deepest frame in the
+    user's code) from a Python traceback on stderr; Keras' "Exception encountered when
+    calling ..." wrappers give the message they wrap."""
+    lines = stderr.rstrip().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("Traceback (most recent call last)")]
+    if not starts:
+        rest = [line for line in lines if line.strip() and not _NOISE.search(line)]
+        return (rest[-1].strip() if rest else None), None
+    i, where = starts[-1] + 1, None
+    while i < len(lines) and (lines[i].startswith(" ") or not lines[i].strip()):
+        frame = _FRAME.match(lines[i])
+        if frame and _users(frame.group(1)):
+            where = f"{frame.group(1)}:{frame.group(2)} in {frame.group(3)}"
+        i += 1
+    if i >= len(lines):
+        return None, where
+    message = lines[i].strip()
+    if "Exception encountered when calling" in message:
+        inner = [line.strip() for line in lines[i + 1:] if line.strip()]
+        if inner:
+            message = f"{message.split(':')[0]}: {inner[0]}"
+    return message, where
+
+
+def _users(path: str) -> bool:
+    """A frame in the user's code: not the runner script, Python or an installed package."""
+    if path.startswith("<") or os.sep + "site-packages" + os.sep in path or "dist-packages" in path:
+        return False
+    return not path.startswith(os.path.dirname(os.__file__))
 
 
 def _diff(a, b) -> Dict[str, float]:

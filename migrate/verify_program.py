@@ -27,7 +27,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional
 
-from migrate.verify import VerifyError, python_c, raise_failure
+from migrate.verify import VerifyError, announce, python_c, raise_failure
 
 LEGACY = r'''
 import atexit, json, os, runpy, sys
@@ -131,6 +131,7 @@ def numbers(text: str) -> Dict[str, List[float]]:
 
 
 def _run(script: str, cfg: dict, legacy: bool, what: str) -> str:
+    announce(what)
     env = dict(os.environ, TFM_VERIFY_PROGRAM=json.dumps(cfg), TF_CPP_MIN_LOG_LEVEL="3",
                PYTHONWARNINGS="ignore")
     if legacy:

@@ -170,7 +170,7 @@ class GraphProgram(tf.Module):
         state.order = []        # variables in creation order
         state.key_of = {}       # id(variable) -> its TF1 name
         state.steps = {}        # (fetches, feeds) -> tf.function
-        state.concrete = {}     # (fetches, feeds) -> its traced ConcreteFunction
+        state.concrete = {}     # (fetches, feeds) -> its traced step (a _Step)
         state.ops = set()       # returned names whose value is an op (fetching gives None)
         state.built = False
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
@@ -343,26 +343,24 @@ class GraphProgram(tf.Module):
         numpy values in the structure of ``fetches`` (``None`` for ops)."""
         names = tuple(feeds)
         key = (_freeze(fetches), names)
-        concrete = self._state.concrete.get(key)
-        if concrete is None:  # the traced step itself: calling it skips tf.function's dispatch
-            concrete = self.function(fetches, names).get_concrete_function()
-            self._state.concrete[key] = concrete
+        step = self._state.concrete.get(key)
+        if step is None:  # the traced step itself: calling it skips tf.function's dispatch
+            step = _Step(self.function(fetches, names).get_concrete_function())
+            self._state.concrete[key] = step
         specs = self._state.specs
         args = []
         for n in names:
             value, spec = feeds[n], specs[n]
             if isinstance(spec, tf.TensorSpec):  # the common case, without tf.nest's cost
-                args.append(value if isinstance(value, tf.Tensor) and value.dtype == spec.dtype
-                            else tf.convert_to_tensor(value, spec.dtype))
+                if isinstance(value, np.ndarray) and value.dtype == spec.dtype.as_numpy_dtype:
+                    args.append(_to_eager(value, spec.dtype))
+                else:
+                    args.append(value if isinstance(value, tf.Tensor) and value.dtype == spec.dtype
+                                else tf.convert_to_tensor(value, spec.dtype))
             else:
                 args.append(tf.nest.map_structure(
                     lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype), value, spec))
-        call_flat = getattr(concrete, "_call_flat", None)
-        if call_flat is not None and all(isinstance(a, tf.Tensor) for a in args):
-            out = call_flat(args, concrete.captured_inputs)  # no argument binding per step
-        else:
-            out = concrete(*args)
-        return _unpack(out, fetches, self._state.ops)
+        return _unpack(step(args), fetches, self._state.ops)
 
     # -- checkpoints --------------------------------------------------------------
     def _saver(self, max_to_keep: int = 5):
@@ -390,6 +388,45 @@ class GraphProgram(tf.Module):
                              f"program: {', '.join(missing[:10])}"
                              f"{' ...' if len(missing) > 10 else ''}")
         self._saver().restore(None, path)
+
+
+def _to_eager(value: np.ndarray, dtype):
+    """A numpy feed as an eager tensor, without convert_to_tensor's dispatch."""
+    try:
+        from tensorflow.python.eager import context
+        from tensorflow.python.framework.constant_op import convert_to_eager_tensor
+    except ImportError:  # another TensorFlow layout: the public way
+        return tf.convert_to_tensor(value, dtype)
+    return convert_to_eager_tensor(value, context.context(), dtype)
+
+
+class _Step:
+    """One traced step, called the way ``ConcreteFunction._call_flat`` calls it when no
+    gradient tape records and execution is eager: straight to the runtime with the
+    flat inputs and captures (what a Session's callable costs per ``run``). Any other
+    situation, or a TensorFlow without these internals, takes the public call."""
+
+    def __init__(self, concrete) -> None:
+        self.concrete = concrete
+        self.fast = None
+        try:
+            from tensorflow.python.eager import context, record
+
+            atomic = concrete._inference_function
+            self.fast = (context.context(), record, atomic.name, len(atomic.function_type.flat_outputs),
+                         atomic.function_type.pack_output, list(concrete.captured_inputs))
+        except (ImportError, AttributeError):
+            pass
+
+    def __call__(self, args):
+        if self.fast is not None and all(isinstance(a, tf.Tensor) for a in args):
+            ctx, record, name, outputs, pack, captured = self.fast
+            if ctx.executing_eagerly() and not record.could_possibly_record():
+                return pack(ctx.call_function(name, args + captured, outputs))
+        call_flat = getattr(self.concrete, "_call_flat", None)
+        if call_flat is not None and all(isinstance(a, tf.Tensor) for a in args):
+            return call_flat(args, self.concrete.captured_inputs)  # no argument binding per step
+        return self.concrete(*args)
 
 
 def _name(variable) -> str:

@@ -273,3 +273,77 @@ def test_streamed_comparison_across_chunks(tmp_path):
     out, data = compare(a, b)
     assert out.returncode == 1
     assert data["mismatched"][0]["max_abs"] == pytest.approx(2.5)
+
+
+def test_ls_and_compare_are_readable_at_80_columns(tmp_path):
+    """#16: at 80 columns every name is shown whole (one entry per block when the table
+    does not fit), missing and unexpected entries keep their shapes."""
+    long = "encoder/layer_with_a_rather_long_name_0/attention/self/query_projection/kernel"
+    with tf.Graph().as_default():
+        variables = [v1.Variable(np.ones((3, 4), np.float32), name=long),
+                     v1.Variable(np.ones((2,), np.float32), name="only_in_old/bias")]
+        saver = v1.train.Saver(variables)
+        with v1.Session() as session:
+            session.run(v1.global_variables_initializer())
+            old = saver.save(session, str(tmp_path / "old" / "model"), write_meta_graph=False)
+    with tf.Graph().as_default():
+        variables = [v1.Variable(np.ones((3, 4), np.float32), name=long),
+                     v1.Variable(np.ones((5, 5), np.float32), name="only_in_new/kernel")]
+        saver = v1.train.Saver(variables)
+        with v1.Session() as session:
+            session.run(v1.global_variables_initializer())
+            new = saver.save(session, str(tmp_path / "new" / "model"), write_meta_graph=False)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="80")
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    listed = subprocess.run([exe, "ckpt", "ls", old], capture_output=True, text=True, env=env)
+    assert listed.returncode == 0 and long in listed.stdout and "…" not in listed.stdout
+    assert "(3, 4)" in listed.stdout
+    compared = subprocess.run([exe, "ckpt", "compare", old, new], capture_output=True, text=True, env=env)
+    assert compared.returncode == 1 and "…" not in compared.stdout
+    assert long in compared.stdout and "only_in_old/bias" in compared.stdout
+    assert "(2,) float32" in compared.stdout and "(5, 5) float32" in compared.stdout
+    wide = subprocess.run([exe, "ckpt", "ls", old], capture_output=True, text=True,
+                          env=dict(env, COLUMNS="200"))
+    assert "┃ name" in wide.stdout  # a table when it fits
+
+
+RESTORE = r"""
+import json, sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import factory
+import tensorflow as tf
+model = factory.make()
+status = tf.train.Checkpoint(model=model).restore(sys.argv[2])
+status.assert_existing_objects_matched()
+keras = "2" if tf.keras.__name__.startswith("tf_keras") else "3"
+print(json.dumps({"keras": keras, "sums": sorted(round(float(np.sum(v)), 4) for v in model.weights)}))
+"""
+
+
+@pytest.mark.parametrize("generation", ["3", "2"])
+def test_convert_model_for_each_keras_generation(tf1, tmp_path, generation):
+    """#16: --model used to build under tf_keras whatever the migrated code used, so a
+    Keras 3 model could not restore the result."""
+    factory = tmp_path / "factory.py"
+    factory.write_text(
+        "import numpy as np\nimport tensorflow as tf\n"
+        "def make():\n"
+        "    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation='relu', name='hidden'),\n"
+        "                                 tf.keras.layers.Dense(2, name='out')])\n"
+        "    model(np.ones((1, 3), np.float32))\n"
+        "    return model\n")
+    out = cli("ckpt", "convert", tf1, tmp_path / "new" / "model", "--model", f"{factory}:make",
+              "--keras", generation)
+    assert out.returncode == 0, out.stderr
+    assert f"Keras {generation} object layout" in out.stdout
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", TF_USE_LEGACY_KERAS="1" if generation == "2" else "0")
+    done = subprocess.run([sys.executable, "-c", RESTORE, str(tmp_path), str(tmp_path / "new" / "model")],
+                          capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    restored = json.loads(done.stdout.strip().splitlines()[-1])
+    assert restored["keras"] == generation
+    reader = tf.train.load_checkpoint(tf1)
+    want = sorted(round(float(np.sum(reader.get_tensor(k))), 4) for k in reader.get_variable_to_shape_map()
+                  if "global_step" not in k)
+    assert restored["sums"] == want

@@ -292,4 +292,42 @@ def test_symlinks_out_of_the_tree_are_not_followed(tmp_path, cache):
     assert out.returncode == 0, out.stderr
     assert "tf.compat.v1.Session()" in (tree / "inside.py").read_text()
     assert outside.read_text() == TF1  # never rewritten through a link
-    assert "1 files scanned" in out.stderr
+    assert "1 file scanned" in out.stderr
+
+
+def test_summary_after_write_and_check_exit_codes(tmp_path, cache):
+    """#16: after --write the summary says what was fixed and what remains, the text lists
+    only what remains, a read-only file is not counted as changed, and --check fails only
+    on what the tool would still change (not on report-only findings)."""
+    fixable = write(tmp_path / "a.py", TF1)
+    locked = write(tmp_path / "b.py", TF1)
+    os.chmod(locked, 0o444)
+    out = cli("upgrade", fixable, locked, "--write", cache=cache)
+    assert "2 files scanned, 1 changed, " in out.stderr and " remaining" in out.stderr
+    assert f"{fixable}:" not in out.stdout  # its findings were fixed: not listed again
+    assert out.returncode == 2  # the read-only file is an error
+    clean = write(tmp_path / "c.py", LINT_BAD)  # a print in a tf.function: reported, not fixed
+    checked = cli("upgrade", clean, "--check", cache=cache)
+    assert checked.returncode == 0, checked.stdout + checked.stderr  # a report-only finding
+    assert cli("upgrade", write(tmp_path / "d.py", TF1), "--check", cache=cache).returncode == 1
+
+
+def test_help_shows_metavars_not_python_types():
+    for command in (["upgrade"], ["lint"], ["verify"], ["ckpt", "compare"], ["ckpt", "convert"]):
+        out = cli(*command, "--help", env={"COLUMNS": "100"})
+        assert out.returncode == 0 and "<str>" not in out.stdout and "list[str]" not in out.stdout, out.stdout
+
+
+def test_verify_text_explains_a_pass_on_atol(capsys):
+    """#16: `max rel 10.6` marked ok used to come with no word of why."""
+    from migrate.cli import _print_verify
+
+    close = {"ok": True, "max_abs": 2e-7, "max_rel": 10.6}
+    report = {"ok": True, "legacy": "a.py:f", "migrated": "b.py:f", "rtol": 1e-5, "atol": 1e-5,
+              "variables": {"ok": True, "legacy": 2, "migrated": 2, "matched": 2, "missing": [],
+                            "unexpected": [], "mismatched": []},
+              "outputs": [{"name": "output0", "eager": close, "traced": close}],
+              "regularization": {"ok": True, "legacy": 0.0, "migrated": 0.0}, "gradients": []}
+    _print_verify(report)
+    out = capsys.readouterr().out
+    assert "ok by atol" in out and "|a - b| <= atol + rtol * |a|" in out

@@ -404,3 +404,29 @@ def test_verify_usage_errors_are_one_line(tmp_path):
     write(tmp_path / "json.py", "raise SystemExit('the json.py of the current folder ran')\n")
     ran = cli("verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32", cwd=tmp_path)
     assert "json.py" not in ran.stderr and "No variables" in ran.stderr
+
+
+def test_verify_failures_name_the_real_exception():
+    """#16: a Keras-wrapped error used to surface as its last line
+    ('• kwargs=<class 'inspect._empty'>')."""
+    from migrate.verify import failure_of
+
+    stderr = """W0000 00:00:1 cpu_feature_guard.cc:227] This TensorFlow binary is optimized
+Traceback (most recent call last):
+  File "<string>", line 80, in <module>
+  File "/home/u/proj/model.py", line 12, in build
+    y = layer(x)
+  File "/usr/lib/python3.11/site-packages/keras/src/utils/traceback_utils.py", line 122, in error_handler
+    raise e.with_traceback(filtered_tb) from None
+  File "/home/u/proj/model.py", line 30, in call
+    with tf.variable_scope("x"):
+TypeError: Exception encountered when calling Encoder.call().
+
+module 'tensorflow' has no attribute 'variable_scope'
+
+Arguments received by Encoder.call():
+  \u2022 kwargs=<class 'inspect._empty'>
+"""
+    assert failure_of(stderr) == ("TypeError: module 'tensorflow' has no attribute 'variable_scope'",
+                                  "/home/u/proj/model.py:30 in call")
+    assert failure_of("noise\nValueError: plain\n") == ("ValueError: plain", None)

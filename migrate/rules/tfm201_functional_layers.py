@@ -224,6 +224,20 @@ def encoder(x):
 
         finding.replace(node, replace_shim)
 
+    def _tf1_used(self, scope: str) -> set:
+        return self.ctx.shared.setdefault("tfm201_tf1_names", {}).setdefault(scope, set())
+
+    def _tf1_default_name(self, scope: str, function: str) -> str:
+        """The name TF1 gave an unnamed layer: ``dense``, then ``dense_1``, ``dense_2``
+        ... in the order the module runs them, skipping names already taken."""
+        used = self._tf1_used(scope)
+        name, n = function, 0
+        while name in used:
+            n += 1
+            name = f"{function}_{n}"
+        used.add(name)
+        return name
+
     def _module_route(self, finding, node, function, keras, build, literal_name) -> None:
         ctx = self.ctx
         layers = ctx.shared.setdefault("tfm201_module", {})
@@ -243,7 +257,10 @@ def encoder(x):
             finding.insert_before(ctx.stack[1], statement)
             scope = self._static_scope(0)
             if scope is not None:
-                finding.names[(scope + "/" if scope else "") + (literal_name or function)] = variable
+                tf1 = literal_name or self._tf1_default_name(scope, function)
+                if literal_name is not None:
+                    self._tf1_used(scope).add(literal_name)
+                finding.names[(scope + "/" if scope else "") + tf1] = variable
 
         def replace_module(updated: cst.Call) -> cst.Call:
             captured["call"] = updated

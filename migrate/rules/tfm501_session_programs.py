@@ -581,11 +581,14 @@ print(program.run("loss", x=data))
         text = self.ctx.source
         explicit = any(s in text for s in ("disable_eager_execution(", "disable_v2_behavior("))
         for stmt, why in blocked:
-            finding = self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
-                                        "convert it by hand or restructure it for TFM501")
+            # what the user must do stays a finding after --write: report-only
+            self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
+                              "convert it by hand or restructure it for TFM501")
             if explicit:
                 continue
             explicit = True
+            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
+                                        " after the imports) so the Session program runs on TF2")
             index = 0
             while index < len(module.body) and isinstance(module.body[index], cst.SimpleStatementLine) \
                     and (all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in module.body[index].body)
