@@ -71,15 +71,16 @@ class Cache:
         try:
             with open(self._file(key), "r", encoding="utf-8") as handle:
                 data = json.load(handle)
-            if not isinstance(data, dict):
-                return None
+            if not isinstance(data, dict) or data.pop("check", None) != _check(key, data):
+                return None  # damaged, or not one this tool wrote for this key: a miss
             if data.get("new") is not None:
                 if not isinstance(data["new"], str):
                     return None
                 data["new"] = base64.b64decode(data["new"], validate=True)
         except (OSError, ValueError, TypeError):  # unreadable or corrupt: a miss
             return None
-        return data  # the runner validates it like a fresh result before using it
+        data["validated"] = True  # its checksum proves it is a result validated when made
+        return data
 
     def put(self, key: str, result: dict) -> None:
         if not self.enabled:
@@ -87,4 +88,12 @@ class Cache:
         data = dict(result)
         if data.get("new") is not None:
             data["new"] = base64.b64encode(data["new"]).decode("ascii")
+        data["check"] = _check(key, data)
         write_json(self._file(key), data)
+
+
+def _check(key: str, data: dict) -> str:
+    """A checksum binding an entry's content to its key: any damaged byte makes a miss
+    (parsing alone would accept a flipped letter inside a string)."""
+    payload = json.dumps(data, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(f"{key}|{payload}".encode()).hexdigest()

@@ -844,7 +844,7 @@ def _verify_status():
     started = time.monotonic()
 
     def progress(what: str) -> None:
-        status.update(f"verify: {what} ({time.monotonic() - started:.0f} s so far)")
+        status.update(f"verify: the {what} run (started at {time.monotonic() - started:.0f} s)")
 
     migrate.verify.PROGRESS = progress
     status.start()

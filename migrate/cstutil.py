@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
+from typing import Dict, Optional
 
 import libcst as cst
 
@@ -51,16 +51,49 @@ def call(func: cst.BaseExpression, args) -> cst.Call:
     return cst.Call(func=func, args=with_commas)
 
 
+_SKIP_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
+                "header", "footer", "trailing_whitespace", "equal", "colon", "dot", "operator",
+                "star", "newline", "indent", "asynchronous", "default_indent", "default_newline",
+                "encoding", "has_trailing_newline", "lbracket", "rbracket", "lbrace", "rbrace",
+                "between", "prefix", "quote", "value_whitespace"}
+_FIELDS: Dict[type, tuple] = {}
+
+
+def child_fields(kind: type) -> tuple:
+    """The fields of a node class that can hold expressions or statements, in source order."""
+    names = _FIELDS.get(kind)
+    if names is None:
+        import dataclasses
+
+        names = tuple(f.name for f in dataclasses.fields(kind)
+                      if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
+        if "decorators" in names:  # decorators come first in the source
+            names = ("decorators", *(n for n in names if n != "decorators"))
+        _FIELDS[kind] = names
+    return names
+
+
+def nodes_of(root: cst.CSTNode, kind: type):
+    """Every node of ``kind`` under ``root``, in source order, by a plain walk over the
+    expression and statement fields (libcst's visit() costs several times more)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kind):
+            yield node
+        children = []
+        for name in child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                children.append(value)
+            elif isinstance(value, (tuple, list)):
+                children.extend(v for v in value if isinstance(v, cst.CSTNode))
+        stack.extend(reversed(children))
+
+
 def identifiers(module: cst.Module) -> set:
     """Every identifier (Name node) in a module: names a new binding must avoid."""
-    found = set()
-
-    class _Names(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            found.add(node.value)
-
-    module.visit(_Names())
-    return found
+    return {node.value for node in nodes_of(module, cst.Name)}
 
 
 def fresh_name(ctx, wanted: str) -> str:

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrate.cstutil import names_read
+from migrate.cstutil import child_fields as _child_fields, names_read
 from migrate.errors import EngineError
 from migrate.resolver import Resolver, keras_name, local_names, v1name
 from migrate.rule import Finding, Rule
@@ -61,7 +61,9 @@ class FileContext:
             if alias is None:
                 from migrate.cstutil import fresh_name, identifiers
 
-                taken = self.shared.setdefault("identifiers", identifiers(self.module))
+                taken = self.shared.get("identifiers")
+                if taken is None:  # once per file: a walk of the whole module
+                    taken = self.shared["identifiers"] = identifiers(self.module)
                 alias = "tf" if "tf" not in taken else fresh_name(self, "tf2")
                 self.shared["new_tf_alias"] = alias
             finding.add_import(f"import tensorflow as {alias}")
@@ -100,28 +102,6 @@ class FileContext:
                     parent, (cst.Module, cst.IndentedBlock)):
                 return node
         return None
-
-
-_SKIP_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",
-                "header", "footer", "trailing_whitespace", "equal", "colon", "dot", "operator",
-                "star", "newline", "indent", "asynchronous", "default_indent", "default_newline",
-                "encoding", "has_trailing_newline", "lbracket", "rbracket", "lbrace", "rbrace",
-                "between", "prefix", "quote", "value_whitespace"}
-_FIELDS: Dict[type, tuple] = {}
-
-
-def _child_fields(kind: type) -> tuple:
-    """The fields of a node class that can hold expressions or statements, in source order."""
-    names = _FIELDS.get(kind)
-    if names is None:
-        import dataclasses
-
-        names = tuple(f.name for f in dataclasses.fields(kind)
-                      if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
-        if "decorators" in names:  # decorators come first in the source
-            names = ("decorators", *(n for n in names if n != "decorators"))
-        _FIELDS[kind] = names
-    return names
 
 
 class _Walker:
@@ -168,7 +148,11 @@ class _Walker:
 
 
 class _Apply(cst.CSTTransformer):
-    def __init__(self, findings: Sequence[Finding], rewritten: Optional[dict] = None) -> None:
+    """Applies every edit in one pass. Only the edited nodes and their ancestors are
+    visited: a subtree without an edit is kept as it is, unvisited."""
+
+    def __init__(self, findings: Sequence[Finding], rewritten: Optional[dict] = None,
+                 parents: Optional[Dict[int, cst.CSTNode]] = None) -> None:
         super().__init__()
         # removed nodes as the other fixes left them (id(original) -> updated), for rules
         # that move statements: their callables run later and read them from here
@@ -186,6 +170,19 @@ class _Apply(cst.CSTTransformer):
                 self.append.setdefault(id(node), []).append(stmts)
             for node in f.removals:
                 self.drop.add(id(node))
+        self.dirty = None if parents is None else _ancestors_of(
+            parents, set(self.replace) | set(self.insert) | set(self.append) | self.drop)
+
+        self.targets = set(self.replace) | set(self.insert) | set(self.append) | self.drop
+        self.reached: Set[int] = set()
+
+    def on_visit(self, node) -> bool:
+        return self.dirty is None or id(node) in self.dirty
+
+    @property
+    def complete(self) -> bool:
+        """Every edited node was reached (else the pruning missed a path: visit all)."""
+        return self.targets <= self.reached
 
     @staticmethod
     def _statements(items) -> list:
@@ -196,6 +193,8 @@ class _Apply(cst.CSTTransformer):
 
     def on_leave(self, original_node, updated_node):
         key = id(original_node)
+        if key in self.targets:
+            self.reached.add(key)
         if key in self.drop:  # before the inserts run: a callable may move this very node
             self.rewritten[key] = updated_node
         before = self._statements(self.insert.get(key, ()))
@@ -213,6 +212,110 @@ class _Apply(cst.CSTTransformer):
             nodes = updated_node.nodes if isinstance(updated_node, cst.FlattenSentinel) else [updated_node]
             return cst.FlattenSentinel([*before, *nodes, *after])
         return updated_node
+
+
+def _parent_map(module: cst.Module) -> Dict[int, cst.CSTNode]:
+    """id(node) -> its parent, for every node under an expression or statement field
+    (one plain walk, no libcst visit)."""
+    parents: Dict[int, cst.CSTNode] = {}
+    stack = [module]
+    while stack:
+        node = stack.pop()
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            children = value if isinstance(value, (tuple, list)) else (value,)
+            for child in children:
+                if isinstance(child, cst.CSTNode):
+                    parents[id(child)] = node
+                    stack.append(child)
+    return parents
+
+
+def _ancestors_of(parents: Dict[int, cst.CSTNode], targets: Set[int]) -> Set[int]:
+    """ids of the target nodes and of every node above one."""
+    dirty: Set[int] = set()
+    for target in targets:
+        key = target
+        while key is not None and key not in dirty:
+            dirty.add(key)
+            parent = parents.get(key)
+            key = id(parent) if parent is not None else None
+    return dirty
+
+
+class _Positions:
+    """Start positions of finding nodes, computed for the top-level statements that hold
+    findings only: each such statement is laid out alone (libcst's PositionProvider on a
+    one-statement module) and placed at the line CPython's parser gives it. Anything
+    this cannot place exactly falls back to the whole-module PositionProvider pass."""
+
+    def __init__(self, module: cst.Module, tree, parents: Dict[int, cst.CSTNode]) -> None:
+        self.module, self.parents = module, parents
+        self.first_lines = _first_lines(module, tree)
+        self.done: Dict[int, tuple] = {}  # id(top statement) -> (mini positions, its copy)
+        self.whole = None
+
+    def __call__(self, node: cst.CSTNode):
+        top = self._top(node)
+        if top is not None and self.first_lines is not None and id(top) in self.first_lines:
+            entry = self.done.get(id(top))
+            if entry is None:
+                alone = top.with_changes(leading_lines=()) if hasattr(top, "leading_lines") else top
+                mini = cst.Module(body=[alone], header=(), footer=(), encoding=self.module.encoding,
+                                  default_indent=self.module.default_indent,
+                                  default_newline=self.module.default_newline)
+                entry = (MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider), alone)
+                self.done[id(top)] = entry
+            positions, alone = entry
+            start = positions[alone if node is top else node].start
+            return _Pos(self.first_lines[id(top)] + start.line - 1, start.column)
+        if self.whole is None:
+            self.whole = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self.whole[node].start
+
+    def _top(self, node):
+        current = node
+        while True:
+            parent = self.parents.get(id(current))
+            if parent is None:
+                return None
+            if parent is self.module:
+                return current
+            current = parent
+
+
+@dataclass
+class _Pos:
+    line: int
+    column: int
+
+
+def _cpython_tree(source: str):
+    import ast
+
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _first_lines(module: cst.Module, tree) -> Optional[Dict[int, int]]:
+    """id(top-level statement) -> the line its code starts on (decorators included,
+    leading comments and blank lines not), from CPython's tree; None without one or if
+    the two parsers do not agree on the statements."""
+    if tree is None:
+        return None
+    body = tree.body
+    out: Dict[int, int] = {}
+    i = 0
+    for stmt in module.body:
+        if i >= len(body):
+            return None
+        node = body[i]
+        decorators = getattr(node, "decorator_list", None)
+        out[id(stmt)] = decorators[0].lineno if decorators else node.lineno
+        i += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+    return out if i == len(body) else None
 
 
 class _DropImports(cst.CSTTransformer):
@@ -341,12 +444,14 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not ctx.findings:
         return Outcome(None, [])
 
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    parents = _parent_map(module)
+    tree = _cpython_tree(source)  # parsed once: positions and the unused-import check
+    position = _Positions(module, tree, parents)
     lines = source.splitlines()
     kept: List[Finding] = []
     records: List[dict] = []
     for finding in ctx.findings:
-        pos = positions[finding.node].start
+        pos = position(finding.node)
         line_text = lines[pos.line - 1] if 0 < pos.line <= len(lines) else ""
         if _suppressed(line_text, finding.code):
             continue
@@ -362,19 +467,59 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not fix or not fixes:
         return Outcome(None, records, names if fix else {})
 
-    new_module = module.visit(_Apply(fixes, ctx.shared.setdefault("rewritten", {})))
+    apply = _Apply(fixes, ctx.shared.setdefault("rewritten", {}), parents)
+    new_module = module.visit(apply)
+    if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
+        new_module = module.visit(_Apply(fixes, ctx.shared.setdefault("rewritten", {})))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
-    before, after = names_read(module), names_read(new_module)
-    orphaned = {n for n in ctx.resolver.bindings if before[n] > 0 and after[n] == 0}
-    if orphaned:
-        new_module = new_module.visit(_DropImports(orphaned))
-    new_source = new_module.code
-    if source.endswith("\r") and not new_source.endswith("\r"):
-        new_source += "\r"  # libcst drops a CR-only file's final CR
-    try:
-        cst.parse_module(new_source)
-    except cst.ParserSyntaxError as exc:  # never write what we cannot read back
-        raise EngineError(f"internal error: the rewrite did not re-parse ({exc.message}); "
-                          "file left untouched") from None
+    new_source, new_tree = _code(new_module, source)
+    bindings = ctx.resolver.bindings
+    if bindings:  # imports the fixes left unused go; counted on CPython's fast trees
+        before = _names_read_fast(tree, module) if tree is not None else names_read(module)
+        after = _names_read_fast(new_tree, new_module)
+        orphaned = {n for n in bindings if before[n] > 0 and after[n] == 0}
+        if orphaned:
+            new_module = new_module.visit(_DropImports(orphaned))
+            new_source, _ = _code(new_module, source)
     return Outcome(new_source if new_source != source else None, records, names)
+
+
+def _code(module: cst.Module, source: str):
+    """The module's code and its CPython tree: what is written must parse (checked with
+    CPython's own parser, ~20x faster than a libcst re-parse)."""
+    import ast
+
+    code = module.code
+    if source.endswith("\r") and not code.endswith("\r"):
+        code += "\r"  # libcst drops a CR-only file's final CR
+    try:
+        return code, ast.parse(code)
+    except (SyntaxError, ValueError) as exc:  # never write what we cannot read back
+        raise EngineError(f"internal error: the rewrite did not parse ({exc}); "
+                          "file left untouched") from None
+    except RecursionError:
+        raise EngineError("too deeply nested to check the rewrite; file left untouched") from None
+
+
+def _names_read_fast(tree, module: cst.Module):
+    """``cstutil.names_read`` on a CPython tree: names read or bound outside imports,
+    attribute roots included, attribute and keyword names not."""
+    import ast
+    from collections import Counter
+
+    uses: Counter = Counter()
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            uses[node.id] += 1
+        elif kind is ast.arg:
+            uses[node.arg] += 1
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            uses[node.name] += 1
+        elif kind is ast.ExceptHandler and node.name:
+            uses[node.name] += 1
+        elif kind in (ast.Global, ast.Nonlocal):
+            for name in node.names:
+                uses[name] += 1
+    return uses

@@ -102,6 +102,8 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
         return None
     if not isinstance(new, bytes) or (raw.strip() and not new.strip()):
         return "empty or non-bytes content"
+    if result.get("validated") is True:
+        return None  # a cache entry whose checksum matches: parsed when it was made
     try:
         if path.endswith(".ipynb"):
             old_cells = json.loads(raw.decode("utf-8"))["cells"]
@@ -186,8 +188,10 @@ def _isolated(todo, jobs: int, timeout: float, on_result) -> None:
     workers: List[_Worker] = []
     try:
         while pending or any(w.item is not None for w in workers):
-            while pending and sum(w.item is None for w in workers) == 0 and len(workers) < jobs:
-                workers.append(_Worker(context))
+            idle = sum(w.item is None for w in workers)
+            while pending and idle < len(pending) and len(workers) < jobs:
+                workers.append(_Worker(context))  # one per job while work waits
+                idle += 1
             for worker in workers:
                 if worker.item is None and pending:
                     worker.item = pending.pop()

@@ -331,3 +331,38 @@ def test_verify_text_explains_a_pass_on_atol(capsys):
     _print_verify(report)
     out = capsys.readouterr().out
     assert "ok by atol" in out and "|a - b| <= atol + rtol * |a|" in out
+
+
+def test_name_map_pairs_every_unnamed_layer(tmp_path, cache):
+    """#16: three unnamed tf.layers.dense calls used to map only `dense`, to the last one."""
+    f = write(tmp_path / "m.py", "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, [None, 3])\n"
+                                 "h = tf.layers.dense(x, 4)\nh = tf.layers.dense(h, 4)\nout = tf.layers.dense(h, 2)\n")
+    assert cli("upgrade", f, "--write", cache=cache).returncode in (0, 1)
+    names = json.loads((tmp_path / "tf-migrate-names.json").read_text())["files"]["m.py"]
+    assert names == {"dense": "dense_layer", "dense_1": "dense_layer_1", "dense_2": "dense_layer_2"}
+    text = f.read_text()
+    assert text.index("dense_layer = ") < text.index("dense_layer_1 = ") < text.index("dense_layer_2 = ")
+
+
+def test_a_parse_error_is_cpythons_one_line(tmp_path, cache):
+    f = write(tmp_path / "m.py", "import tensorflow as tf\nx = (1,\ny = tf.placeholder(tf.float32)\n")
+    out = cli("upgrade", f, cache=cache)
+    assert out.returncode == 2
+    assert "not valid Python 3 (line 2, column 5): '(' was never closed" in out.stderr
+    assert "expected one of" not in out.stderr
+
+
+def test_verify_shows_which_run_is_going_on_a_terminal(tmp_path):
+    """#16: verify used to be silent for 15-25 s on a terminal."""
+    import shlex
+    import shutil
+
+    if shutil.which("script") is None:
+        pytest.skip("needs util-linux `script` for a pseudo-terminal")
+    f = write(tmp_path / "f.py", "def f(x):\n    return x\n")
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    command = " ".join(map(shlex.quote, [exe, "verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32"]))
+    done = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="100"))
+    assert "verify: the legacy (TF1 graph) run (started at 0 s)" in done.stdout
+    assert "No variables to save" in done.stdout  # then the one error line

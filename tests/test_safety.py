@@ -32,9 +32,10 @@ def parses(path) -> bool:
         return False
 
 
-@pytest.mark.parametrize("corrupt", ["!!!", "flip"])
+@pytest.mark.parametrize("corrupt", ["!!!", "flip", "parses"])
 def test_corrupted_cache_entry_is_never_written(tmp_path, cache, corrupt):
-    """#1: a cache hit is validated like a fresh result."""
+    """#1: a damaged cache entry is never used, even damage that still parses (a letter
+    changed inside the code: only the entry's checksum can tell)."""
     f = write(tmp_path / "m.py", SOURCE)
     assert cli("upgrade", f, cache=cache).returncode in (0, 1)
     entries = [p for p in glob.glob(str(cache / "*" / "*.json"))]
@@ -43,6 +44,9 @@ def test_corrupted_cache_entry_is_never_written(tmp_path, cache, corrupt):
         data = json.load(open(entry))
         if corrupt == "!!!":
             data["new"] = "!!!"
+        elif corrupt == "parses":
+            raw = base64.b64decode(data["new"]).replace(b"placeholder", b"placeholdex")
+            data["new"] = base64.b64encode(raw).decode()
         else:
             raw = bytearray(base64.b64decode(data["new"]))
             raw[raw.index(b"=")] = ord("(")  # still base64, no longer Python
@@ -51,6 +55,7 @@ def test_corrupted_cache_entry_is_never_written(tmp_path, cache, corrupt):
     out = cli("upgrade", f, "--write", cache=cache)
     assert out.returncode in (0, 1), out.stderr
     assert parses(f) and "tf.compat.v1.placeholder" in f.read_text()
+    assert "placeholdex" not in f.read_text()
 
 
 def test_outtree_that_is_the_input_folder_is_refused(tmp_path, cache):

@@ -48,23 +48,23 @@ units = tf.compat.dimension_value(inputs.shape[-1])
 sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
 """
 
-    def visit_Module(self, node: cst.Module) -> None:
-        self.shape_names = self._shape_names(node)
+    _shapes: Optional[Set[str]] = None
 
-    @staticmethod
-    def _shape_names(module: cst.Module) -> Set[str]:
-        """Names every assignment of which is a shape (``shape = x.get_shape()``)."""
-        shapes: Set[str] = set()
-        others: Set[str] = set()
+    @property
+    def shape_names(self) -> Set[str]:
+        """Names every assignment of which is a shape (``shape = x.get_shape()``); found
+        on first need (most files never ask), with one plain walk."""
+        if self._shapes is None:
+            from migrate.cstutil import nodes_of
 
-        class Assigns(cst.CSTVisitor):
-            def visit_Assign(self, node: cst.Assign) -> None:
+            shapes: Set[str] = set()
+            others: Set[str] = set()
+            for node in nodes_of(self.ctx.module, cst.Assign):
                 for target in node.targets:
                     if isinstance(target.target, cst.Name):
                         (shapes if _shape_like(node.value, set()) else others).add(target.target.value)
-
-        module.visit(Assigns())
-        return shapes - others
+            self._shapes = shapes - others
+        return self._shapes
 
     def _loop_dimension(self, name: str) -> bool:
         """Is ``name`` a loop/comprehension variable iterating over a shape?"""
