@@ -38,6 +38,7 @@ class FileContext:
         self.source = source
         self.resolver = Resolver()
         self.stack: List[cst.CSTNode] = []
+        self.in_import = 0  # > 0 while the walk is inside an import statement
         self.findings: List[Finding] = []
         self.shared: Dict[str, object] = {}  # scratch space rules may share
 
@@ -124,8 +125,10 @@ class _Walker:
         kind = type(node).__name__
         if kind == "Import":
             ctx.resolver.add_import(node)
+            ctx.in_import += 1
         elif kind == "ImportFrom":
             ctx.resolver.add_import_from(node)
+            ctx.in_import += 1
         elif kind == "FunctionDef":
             ctx.resolver.push_scope(local_names(node))
         elif kind == "Lambda":
@@ -144,6 +147,8 @@ class _Walker:
             method(node)
         if kind in ("FunctionDef", "Lambda"):
             ctx.resolver.pop_scope()
+        elif kind in ("Import", "ImportFrom"):
+            ctx.in_import -= 1
         ctx.stack.pop()
 
 

@@ -118,7 +118,7 @@ class SymbolRule(Rule):
     def _maybe(self, node) -> None:
         from migrate.cstutil import is_chain_part
 
-        if is_chain_part(node, self.ctx.parent()) or self.ctx.enclosing(cst.Import, cst.ImportFrom):
+        if self.ctx.in_import or is_chain_part(node, self.ctx.parent()):
             return
         self.check(node)
 
