@@ -123,13 +123,13 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
 def verify_side(side: Side, done=()) -> None:
     """Check every stored tensor not in ``done`` (CRC32C with the bundle reader, a full
     read with TensorFlow's): a comparison is only OK for checkpoints that load whole."""
+    from migrate.bundle import BundleError
+
     done = set(done)
     for key in side.everything:
         if key in done:
             continue
         if side.bundle is not None:
-            from migrate.bundle import BundleError
-
             try:
                 side.bundle.verify(key)
             except BundleError as exc:

@@ -481,8 +481,8 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     new_source, new_tree = _code(new_module, source)
     bindings = ctx.resolver.bindings
     if bindings:  # imports the fixes left unused go; counted on CPython's fast trees
-        before = _names_read_fast(tree, module) if tree is not None else names_read(module)
-        after = _names_read_fast(new_tree, new_module)
+        before = _names_read_fast(tree) if tree is not None else names_read(module)
+        after = _names_read_fast(new_tree)
         orphaned = {n for n in bindings if before[n] > 0 and after[n] == 0}
         if orphaned:
             new_module = new_module.visit(_DropImports(orphaned))
@@ -507,7 +507,7 @@ def _code(module: cst.Module, source: str):
         raise EngineError("too deeply nested to check the rewrite; file left untouched") from None
 
 
-def _names_read_fast(tree, module: cst.Module):
+def _names_read_fast(tree):
     """``cstutil.names_read`` on a CPython tree: names read or bound outside imports,
     attribute roots included, attribute and keyword names not."""
     import ast

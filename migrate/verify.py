@@ -229,18 +229,30 @@ def announce(what: str) -> None:
         PROGRESS(what)
 
 
-def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
+def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: str,
+             timeout: float, cwd: Optional[str] = None) -> str:
+    """One side of a comparison: ``script`` in a fresh Python with ``cfg`` in the
+    environment variable ``variable``, tf_keras (the TF1 side) or the default Keras.
+    Its stdout; a failure or time-out is one VerifyError line."""
     announce(what)
-    env = dict(os.environ, TFM_VERIFY=json.dumps(cfg), TF_CPP_MIN_LOG_LEVEL="3",
-               PYTHONWARNINGS="ignore")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    env[variable] = json.dumps(cfg)
     if legacy_keras:
         env["TF_USE_LEGACY_KERAS"] = "1"
     else:
         env.pop("TF_USE_LEGACY_KERAS", None)
-    proc = subprocess.run(python_c(script), env=env, capture_output=True, text=True,
-                          timeout=cfg.get("timeout", 1800))
+    try:
+        proc = subprocess.run(python_c(script), env=env, capture_output=True, text=True,
+                              timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        raise VerifyError(f"the {what} run took longer than {timeout:g} s") from None
     if proc.returncode:
         raise_failure(proc, what)
+    return proc.stdout
+
+
+def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
+    run_side(script, "TFM_VERIFY", cfg, legacy_keras, what, cfg.get("timeout", 1800))
 
 
 def python_c(script: str) -> List[str]:

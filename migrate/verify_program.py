@@ -18,16 +18,13 @@ Both programs are executed: run this only on code you trust.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 from typing import Dict, List, Optional
 
-from migrate.verify import VerifyError, announce, python_c, raise_failure
+from migrate.verify import VerifyError, run_side
 
 LEGACY = r'''
 import atexit, json, os, runpy, sys
@@ -131,21 +128,8 @@ def numbers(text: str) -> Dict[str, List[float]]:
 
 
 def _run(script: str, cfg: dict, legacy: bool, what: str) -> str:
-    announce(what)
-    env = dict(os.environ, TFM_VERIFY_PROGRAM=json.dumps(cfg), TF_CPP_MIN_LOG_LEVEL="3",
-               PYTHONWARNINGS="ignore")
-    if legacy:
-        env["TF_USE_LEGACY_KERAS"] = "1"
-    else:
-        env.pop("TF_USE_LEGACY_KERAS", None)
-    try:
-        proc = subprocess.run(python_c(script), env=env, capture_output=True,
-                              text=True, timeout=cfg["timeout"], cwd=os.path.dirname(cfg["init"]))
-    except subprocess.TimeoutExpired:
-        raise VerifyError(f"the {what} run took longer than {cfg['timeout']} s") from None
-    if proc.returncode:
-        raise_failure(proc, what)
-    return proc.stdout
+    return run_side(script, "TFM_VERIFY_PROGRAM", cfg, legacy, what, cfg["timeout"],
+                    cwd=os.path.dirname(cfg["init"]))
 
 
 def _close(a: float, b: float, rtol: float, atol: float) -> bool:
