@@ -27,7 +27,12 @@ def salt() -> str:
     if _SALT is None:
         digest = hashlib.sha256(__version__.encode())
         root = os.path.dirname(os.path.abspath(__file__))
-        for folder, dirs, names in sorted(os.walk(root)):
+        import importlib.util
+
+        shims = importlib.util.find_spec("shims")  # rules read shims/contrib's export lists
+        roots = [root] + [os.path.join(p, "contrib") for p in
+                          (shims.submodule_search_locations or [] if shims else [])]
+        for folder, dirs, names in sorted(w for r in roots for w in os.walk(r)):
             dirs.sort()
             for name in sorted(names):
                 if name.endswith((".py", ".json")):

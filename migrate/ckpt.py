@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 from migrate.bundle import STREAM
-from migrate.names import NameMap, is_bookkeeping, is_slot, is_tf1_slot, match_names
+from migrate.names import NameMap, is_bookkeeping, is_global_step, is_slot, is_tf1_slot, match_names
 
 
 class CkptError(Exception):
@@ -52,6 +52,7 @@ class Side:
     skipped: List[str] = field(default_factory=list)
     everything: List[str] = field(default_factory=list)  # every stored key, skipped ones too
     bundle: object = None  # a migrate.bundle.Bundle when read without TensorFlow
+    steps: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # global steps, held apart
 
     @property
     def object_based(self) -> bool:
@@ -98,6 +99,10 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     side = Side(path, kind)
     side.everything = sorted(entries)
     for key in sorted(entries):
+        if not everything and is_global_step(key):
+            side.steps[key] = tuple(entries[key][0]), entries[key][1]
+            side.skipped.append(key)
+            continue
         if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
             side.skipped.append(key)
             continue
@@ -181,6 +186,13 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
             progress: Optional[Callable[[int, int], None]] = None) -> dict:
     import numpy as np
 
+    # a global step is bookkeeping, unless both sides have one: then the model owns it (a TF1
+    # program's raw tf.Variable carried into TF2) and it is compared like any variable
+    if old.steps and new.steps:
+        for side in (old, new):
+            side.variables.update(side.steps)
+            side.skipped = [k for k in side.skipped if k not in side.steps]
+            side.steps = {}
     pairs, missing, unexpected = match_names(old.variables, new.variables, new.object_based, name_map)
     matched, mismatched = [], []
     read_old, read_new = set(), set()

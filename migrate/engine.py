@@ -73,11 +73,11 @@ class FileContext:
     def is_tf1_file(self) -> bool:
         """Does the file use TF1-only APIs? Decides calls that are valid in both TF1 and
         TF2 but mean different things (tf.nn.dropout's second argument, ...)."""
-        from migrate.needles import TF1_CODE
+        from migrate.needles import tf1_meaning
 
         hit = self.shared.get("tf1_file")
         if hit is None:
-            hit = self.shared["tf1_file"] = TF1_CODE.search(self.source)
+            hit = self.shared["tf1_file"] = tf1_meaning(self.source)
         return hit
 
     # -- tree position ---------------------------------------------------------

@@ -23,6 +23,7 @@ FORMAT = "tf-migrate-names/1"
 ATTR = "/.ATTRIBUTES/VARIABLE_VALUE"
 SLOT = "/.OPTIMIZER_SLOT/"
 STORE_MARKERS = ("_tf1_style_var_store/_vars/", "_tf1_style_var_store/_layers/")
+GLOBAL_STEP = re.compile(r"(^|/)global_step(/\.ATTRIBUTES/VARIABLE_VALUE)?$")
 BOOKKEEPING = re.compile(r"(^|/)(save_counter|global_step|_CHECKPOINTABLE_OBJECT_GRAPH)(/|$)")
 
 
@@ -59,6 +60,10 @@ TF1_SLOT = re.compile(r"/(Adam|Adam_\d+|Momentum|RMSProp|RMSProp_\d+|Adagrad|Ada
 
 def is_tf1_slot(key: str) -> bool:
     return TF1_SLOT.search(key) is not None
+
+
+def is_global_step(key: str) -> bool:
+    return GLOBAL_STEP.search(key) is not None
 
 
 def is_bookkeeping(key: str) -> bool:

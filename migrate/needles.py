@@ -26,7 +26,7 @@ TF1_IMPORT = Needle(("import tensorflow", "from tensorflow"),
 # tf.layers.* functions, or `layers` imported from somewhere
 TF_LAYERS = Needle(("layers",), r"\blayers\.(dense|dropout|flatten|conv|separable|batch_norm|max_pool|"
                                 r"average_pool)|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
-CONTRIB = Needle(("contrib",))
+CONTRIB = Needle(("contrib", "tf_slim", "rnn_cell"))
 EAGER_ENABLE = Needle(("enable_eager_execution", "enable_v2_behavior", "disable_v2_behavior",
                        "disable_eager_execution"))
 KERAS_CLASS = Needle(("Layer", "Model", "Sequential"))
@@ -50,11 +50,25 @@ _TF1_MARKERS = [r"(Interactive)?Session\(", r"placeholder\(", r"get_variable\(",
                 r"layers\.(dense|dropout|flatten|conv[123]d(_transpose)?|separable_conv[12]d|"
                 r"batch_normalization|max_pooling[123]d|average_pooling[123]d)\(",
                 r"contrib\b", r"train\.\w*Optimizer\(", r"global_variables(_initializer)?\(",
-                r"get_collection\(", r"GraphKeys\b", r"keep_prob\b", r"merge_all\(", r"FileWriter\(",
+                r"get_collection\(", r"GraphKeys\b", r"merge_all\(", r"FileWriter\(",
                 r"to_(float|int32|int64|double)\(", r"initialize_all_variables\(",
                 r"enable_eager_execution\("]
 TF1_CODE = Needle(("Session", "placeholder", "get_variable", "variable_scope", "layers.", "contrib",
-                   "Optimizer(", "global_variables", "get_collection", "GraphKeys", "keep_prob",
+                   "Optimizer(", "global_variables", "get_collection", "GraphKeys",
                    "merge_all", "FileWriter", "to_float(", "to_int32(", "to_int64(", "to_double(",
                    "initialize_all_variables", "enable_eager_execution"),
                   r"(?<!v1\.)\b(?:" + "|".join(_TF1_MARKERS) + ")")
+
+# dotted names the tool writes (and users write when they mean TF1 explicitly): a TF1-only
+# name inside them (tf.compat.v1.summary.merge_all, shims.contrib.batch_norm) is not a sign
+# that the file's ambiguous names mean their TF1 versions
+_EXPLICIT = re.compile(r"[\w.]*\b(?:compat\.v1|shims)\.[\w.]+")
+
+
+def tf1_meaning(source: str) -> bool:
+    """Do the file's names that exist in TF1 and TF2 alike mean their TF1 versions? Yes when
+    it uses TF1-only API outside explicit ``tf.compat.v1``/``shims`` names. Stable under
+    migration: the migrated file has none left, so a second run decides nothing new."""
+    if not any(literal in source for literal in TF1_CODE.literals):
+        return False
+    return TF1_CODE.pattern.search(_EXPLICIT.sub(" ", source)) is not None

@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-TF_ROOTS = ("tensorflow", "keras", "tf_keras")
+TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim")
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:

@@ -19,3 +19,24 @@ def upgrade_tables() -> dict:
 def owned_by_rules(v1: str) -> bool:
     """Symbols our own rules handle; the generic table passes leave them alone."""
     return v1.startswith(tuple(upgrade_tables()["owned_by_rules"]))
+
+
+@functools.lru_cache(maxsize=None)
+def shim_exports(module: str) -> frozenset:
+    """The literal ``__all__`` of ``shims.<module>`` (``"contrib.layers"``), read with
+    ``ast`` so the codemod never imports TensorFlow: what the shims provide is the one
+    list of which names a rule may rewrite to them."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec("shims")  # top-level package: found, not imported
+    if spec is None or not spec.submodule_search_locations:
+        return frozenset()
+    path = os.path.join(list(spec.submodule_search_locations)[0], *module.split(".")) + ".py"
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read(), path)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
+                                                for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    raise RuntimeError(f"{path} has no literal __all__")

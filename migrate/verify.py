@@ -73,7 +73,8 @@ from tf_keras.src.legacy_tf_layers.migration_utils import DeterministicRandomTes
 v1.disable_v2_behavior()
 sys.modules["tensorflow"] = v1  # the legacy code was written against TF 1.x names
 if cfg.get("prelude"):  # stand-ins for TF1 pieces TF 2 no longer ships (tf.contrib)
-    exec(compile(open(cfg["prelude"]).read(), cfg["prelude"], "exec"), {"__name__": "tfm_prelude"})
+    exec(compile(open(cfg["prelude"]).read(), cfg["prelude"], "exec"),
+         {"__name__": "tfm_prelude", "__file__": cfg["prelude"]})
 fn = load(cfg["legacy"], "tfm_legacy")
 with v1.Graph().as_default():
     v1.set_random_seed(cfg["seed"])

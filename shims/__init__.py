@@ -31,7 +31,7 @@ from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
 from shims._random import deterministic_random
 from shims.program import Default, GraphProgram
 from shims.ops import dropout
-from shims import contrib, estimator
+from shims import estimator
 
 __all__ = [
     "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "contrib", "estimator",
@@ -39,6 +39,15 @@ __all__ = [
     "get_or_create_layer", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "track_tf1_style_variables", "tracked_variables",
 ]
+
+
+def __getattr__(name: str):
+    """``shims.contrib`` (it loads tf-slim) and ``shims.summary`` are imported on first use."""
+    if name in ("contrib", "summary"):
+        import importlib
+
+        return importlib.import_module(f"shims.{name}")
+    raise AttributeError(f"module 'shims' has no attribute {name!r}")
 
 
 def keras_is_legacy() -> bool:

@@ -6,7 +6,7 @@ from typing import List, Tuple, Union
 
 import tensorflow as tf
 
-from migrate.names import NameMap, is_bookkeeping, is_slot, is_tf1_slot, match_names
+from migrate.names import NameMap, canonical, is_bookkeeping, is_slot, is_tf1_slot, match_names
 
 
 
@@ -98,13 +98,15 @@ def load_tf1_checkpoint(obj, path: str, name_map: Union[None, str, NameMap] = No
     shapes = reader.get_variable_to_shape_map()
     dtypes = reader.get_variable_to_dtype_map()
     report = LoadReport()
+    variables = dict(tracked_variables(obj))
+    # a global step is bookkeeping unless the model owns one (TF1 code's raw tf.Variable)
+    owned = {canonical(p, True) for p in variables}
     old = {}
     for key in shapes:
-        if is_bookkeeping(key) or is_tf1_slot(key) or is_slot(key):
+        if (is_bookkeeping(key) and key not in owned) or is_tf1_slot(key) or is_slot(key):
             report.ignored.append(key)
         else:
             old[key] = (tuple(shapes[key]), dtypes[key].name)
-    variables = dict(tracked_variables(obj))
     new = {p: (tuple(v.shape.as_list()), tf.as_dtype(v.dtype).name) for p, v in variables.items()}
     # checkpoint entries nothing took are "unexpected"; variables left without a value "missing"
     pairs, report.unexpected, report.missing = match_names(old, new, True, name_map)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import sys
 from typing import Callable, Optional
 
 import tensorflow as tf
@@ -29,6 +30,76 @@ def _accepts(fn: Callable, keyword: str) -> bool:
     return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
+# modules whose variables are not the user's raw tf.Variable calls: they keep their own
+# stores (get_variable's, a Keras layer's weights) and are passed through
+_LIBRARIES = ("tensorflow", "tf_keras", "keras", "tf_slim", "shims", "tensorflow_probability")
+
+
+def _called_by_user_code() -> bool:
+    """Was the variable being created asked for by the user's code itself (a
+    ``tf.Variable(...)`` in the function), not by a library on its behalf?"""
+    frame = sys._getframe(2)
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if not (module.startswith("tensorflow.") or module == __name__):
+            return not any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES)
+        frame = frame.f_back
+    return False
+
+
+class _RawVariables:
+    """Raw ``tf.Variable(...)`` calls in the function (a TF1 global step, a scale),
+    created once with their TF1 names, as ``get_variable`` ones are by the store.
+
+    In TF1 graph code ``tf.Variable(0, name="global_step")`` ran once, when the graph was
+    built; run again on every call (or under tf.function, which refuses to create a
+    variable twice) it would make a new variable each time. Here each one is keyed by
+    its TF1 name (the name scope plus ``name``, ``Variable`` when unnamed, with TF1's
+    ``_1`` suffix when a run takes a name twice), made on the first run outside any
+    function graph, tracked by the layer, and handed back on later runs. Variables the
+    store creates for ``get_variable`` pass through untouched.
+    """
+
+    def __init__(self, owner) -> None:
+        self.owner = owner
+        self.taken: set = set()
+        self.root = ops.get_name_scope()  # the scope the function was called in
+
+    def creator(self, next_creator, **kwargs):
+        if not _called_by_user_code():
+            return next_creator(**kwargs)  # the store (get_variable), a Keras layer, tf-slim
+        scope = ops.get_name_scope()
+        if scope == self.root or scope.startswith(self.root + "/"):
+            scope = scope[len(self.root):].lstrip("/")  # the layer's own call scope is not TF1's
+        base = kwargs.get("name") or "Variable"
+        key = f"{scope}/{base}" if scope else base
+        if key in self.taken:
+            stem, n = key, 1
+            while f"{stem}_{n}" in self.taken:
+                n += 1
+            key = f"{stem}_{n}"
+        self.taken.add(key)
+        made = self.owner._tf1_style_var_store._vars  # tracked and checkpointed with the rest
+        if key in made:
+            return made[key]
+        initial = kwargs.get("initial_value")
+        if callable(initial):
+            initial = initial()
+        if tf.is_tensor(initial) and not tf.executing_eagerly() and \
+                not isinstance(initial, tf.Variable):
+            value = tf.get_static_value(initial)
+            if value is None:
+                raise ValueError(
+                    f"tf.Variable {key!r}: its initial value is computed from the function's "
+                    "inputs, so it cannot be created once outside the call; create it with "
+                    "tf.compat.v1.get_variable(..., initializer=...) instead")
+            initial = value
+        with tf.init_scope(), ops.name_scope(None, skip_on_eager=False):
+            variable = next_creator(**dict(kwargs, initial_value=initial, name=key))
+        made[key] = variable
+        return variable
+
+
 class _Runner:
     """Runs a TF1-style function under a variable store, TF1 style.
 
@@ -53,8 +124,9 @@ class _Runner:
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]
+        raw = _RawVariables(self.owner)
         try:
-            with self.owner._tf1_style_var_store.scope():
+            with self.owner._tf1_style_var_store.scope(), tf.variable_creator_scope(raw.creator):
                 return self.fn(*args, **kwargs)
         finally:
             scopes[:] = saved

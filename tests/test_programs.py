@@ -164,7 +164,8 @@ train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
 data = np.arange(12, dtype="float32").reshape(4, 3) / 10.0
 sess = tf.Session()
 sess.run(tf.global_variables_initializer())
-feeds = {x: data}  # a feed_dict built elsewhere: not provable, so not converted
+feeds = {x: data}
+feeds[x] = data * 0.5  # a feed_dict changed after it was built: not provable, so not converted
 values = [sess.run([train, loss], feed_dict=feeds)[1] for _ in range(5)]
 print("LOSSES", " ".join("%.6f" % v for v in values))
 '''

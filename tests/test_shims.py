@@ -266,3 +266,46 @@ def test_hparams():
     copy = shims.contrib.HParams(learning_rate=0.0, layers=[1], name="", use_tpu=True)
     assert copy.parse_json(hp.to_json()).values() == hp.values()
     assert shims.contrib.training.HParams is shims.contrib.HParams
+
+
+# -- raw tf.Variable in legacy code, summaries ------------------------------------------
+@pytest.mark.parametrize("trace", [True, False])
+def test_raw_variables_are_created_once_with_their_tf1_names(trace, tmp_path):
+    def build(x):
+        with v1.variable_scope("head"):
+            w = v1.get_variable("w", [3, 2], initializer=v1.ones_initializer())
+            step = tf.Variable(0, name="global_step", trainable=False, dtype=tf.int64)
+        with tf.name_scope("scales"):
+            a = tf.Variable(2.0, name="scale")
+            b = tf.Variable(3.0, name="scale")  # TF1 made scale_1
+        bias = tf.Variable(tf.zeros([2]))  # unnamed: Variable
+        step.assign_add(1)
+        return tf.matmul(x, w) * a * b + bias + tf.cast(step, tf.float32)
+
+    layer = shims.legacy_layer(build, trace=trace)
+    x = np.ones((1, 3), np.float32)
+    first, second = layer(x).numpy(), layer(x).numpy()
+    names = sorted(v.name for v in layer.variables)
+    assert names == ["Variable:0", "head/global_step:0", "head/w:0", "scales/scale:0",
+                     "scales/scale_1:0"]
+    np.testing.assert_allclose(second - first, 1.0)  # one step, kept between calls
+    assert sorted(v.name for v in layer.trainable_variables) == \
+        ["Variable:0", "head/w:0", "scales/scale:0", "scales/scale_1:0"]
+    saved = tf.train.Checkpoint(layer=layer).save(str(tmp_path / "ckpt"))
+    keys = " ".join(name for name, _ in tf.train.list_variables(saved))
+    assert "head.Sglobal_step" in keys and "scales.Sscale_1" in keys
+
+
+def test_summary_file_writer_works_eagerly(tmp_path):
+    import shims.summary
+
+    writer = shims.summary.FileWriter(str(tmp_path))
+    serialized = v1.summary.scalar("loss", tf.constant(0.25))  # eager: the serialized bytes
+    writer.add_summary(serialized, global_step=np.int64(3))
+    writer.add_summary(serialized.numpy(), 4)
+    writer.close()
+    events = [e for path in tmp_path.iterdir() for e in v1.train.summary_iterator(str(path))]
+    logged = [(e.step, v.tag, v.simple_value) for e in events for v in e.summary.value]
+    assert logged == [(3, "loss", 0.25), (4, "loss", 0.25)]
+    with pytest.raises(ValueError):
+        shims.summary.FileWriter(str(tmp_path), session=object())

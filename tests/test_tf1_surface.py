@@ -64,16 +64,123 @@ def run(script, path, legacy):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def test_shapes_flags_logging_and_dataset_methods_run_after_migration(tmp_path):
-    legacy = tmp_path / "legacy.py"
-    legacy.write_text(LEGACY)
+def upgrade(tmp_path, name, source):
+    """Write ``source`` as ``name``, migrate it into tmp_path/out: (original, migrated text)."""
+    original = tmp_path / name
+    original.write_text(source)
     exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    out = subprocess.run([exe, "upgrade", str(legacy), "--outtree", str(tmp_path / "out"), "--no-cache"],
+    out = subprocess.run([exe, "upgrade", str(original), "--outtree", str(tmp_path / "out"), "--no-cache"],
                          capture_output=True, text=True, timeout=300)
     assert out.returncode in (0, 1), out.stderr
-    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    return original, (tmp_path / "out" / name).read_text()
+
+
+def test_shapes_flags_logging_and_dataset_methods_run_after_migration(tmp_path):
+    legacy, migrated = upgrade(tmp_path, "legacy.py", LEGACY)
     assert ".value" not in migrated and "make_one_shot_iterator()" not in migrated
     want = run(TF1_RUN, legacy, legacy=True)
     got = run(TF2_RUN, tmp_path / "out" / "legacy.py", legacy=False)
     assert want == got == {"describe": [[2, 7], 2, 7, 5], "batch": [0.0, 1.0, 2.0, 3.0],
                            "types": "float64"}
+
+
+MNIST_SCRIPT = '''
+import sys
+
+import tensorflow as tf
+from tensorflow.examples.tutorials.mnist import input_data
+
+tf.set_random_seed(7)
+mnist = input_data.read_data_sets(sys.argv[1], one_hot=True, validation_size=100, seed=3)
+x = tf.placeholder(tf.float32, [None, 784])
+y_ = tf.placeholder(tf.float32, [None, 10])
+W = tf.Variable(tf.zeros([784, 10]))
+b = tf.Variable(tf.zeros([10]))
+y = tf.matmul(x, W) + b
+cross_entropy = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y_, logits=y))
+train_step = tf.train.GradientDescentOptimizer(0.5).minimize(cross_entropy)
+correct = tf.equal(tf.argmax(y, 1), tf.argmax(y_, 1))
+accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+sess = tf.InteractiveSession()
+tf.global_variables_initializer().run()
+losses = []
+for step in range(30):
+    batch_xs, batch_ys = mnist.train.next_batch(64)
+    if step % 2:
+        _, value = sess.run([train_step, cross_entropy], feed_dict={x: batch_xs, y_: batch_ys})
+    else:  # the tutorials' default-session forms
+        feed = {x: batch_xs, y_: batch_ys}
+        value = cross_entropy.eval(feed_dict=feed)
+        train_step.run(feed)
+    losses.append(value)
+print("LOSSES", " ".join("%.6f" % v for v in losses))
+print("EPOCHS", mnist.train.epochs_completed, mnist.train.num_examples, mnist.validation.num_examples)
+print("ACCURACY", accuracy.eval(feed_dict={x: mnist.test.images, y_: mnist.test.labels}))
+'''
+
+MNIST_TF1 = '''
+import runpy, sys
+import tensorflow.compat.v1 as v1
+v1.disable_v2_behavior()
+sys.modules["tensorflow"] = v1
+sys.path.insert(0, sys.argv[3])
+import tf1_mnist_input_data
+sys.modules["tensorflow.examples.tutorials.mnist.input_data"] = tf1_mnist_input_data
+for name in ("tensorflow.examples", "tensorflow.examples.tutorials", "tensorflow.examples.tutorials.mnist"):
+    sys.modules[name] = type(sys)(name)
+sys.modules["tensorflow.examples.tutorials.mnist"].input_data = tf1_mnist_input_data
+sys.argv = [sys.argv[1], sys.argv[2]]
+runpy.run_path(sys.argv[0], run_name="__main__")
+'''
+
+
+def write_idx(folder, rng, count, prefix):
+    """A small MNIST in the IDX format the TF1 reader reads (digits drawn as blobs)."""
+    import gzip
+    import struct
+
+    import numpy as np
+
+    labels = rng.randint(0, 10, size=count).astype(np.uint8)
+    images = (rng.rand(count, 28, 28) * 60).astype(np.uint8)
+    for i, label in enumerate(labels):  # a class-dependent bright patch: learnable
+        images[i, 2 * label:2 * label + 6, 4:24] = 200
+    with gzip.open(folder / f"{prefix}-images-idx3-ubyte.gz", "wb") as out:
+        out.write(struct.pack(">IIII", 2051, count, 28, 28) + images.tobytes())
+    with gzip.open(folder / f"{prefix}-labels-idx1-ubyte.gz", "wb") as out:
+        out.write(struct.pack(">II", 2049, count) + labels.tobytes())
+
+
+def rows(stdout):
+    return {line.split()[0]: [float(v) for v in line.split()[1:]] for line in stdout.splitlines()
+            if line.split() and line.split()[0].isupper()}
+
+
+def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path):
+    """tensorflow.examples.tutorials.mnist (gone from TF 2) -> shims.tutorials: a TF1
+    tutorial script reading MNIST with input_data draws the same batches (past an epoch
+    boundary) and trains to the same losses and accuracy as the TF1 run."""
+    import numpy as np
+
+    data = tmp_path / "MNIST_data"
+    data.mkdir()
+    rng = np.random.RandomState(0)
+    write_idx(data, rng, 900, "train")
+    write_idx(data, rng, 200, "t10k")
+    script, migrated = upgrade(tmp_path, "tutorial.py", MNIST_SCRIPT)
+    assert "tensorflow.examples" not in migrated and "Session" not in migrated
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    tests = os.path.dirname(os.path.abspath(__file__))
+    want = subprocess.run([sys.executable, "-c", MNIST_TF1, str(script), str(data), tests],
+                          env=dict(env, TF_USE_LEGACY_KERAS="1"), capture_output=True, text=True,
+                          timeout=300)
+    assert want.returncode == 0, want.stderr[-2000:]
+    got = subprocess.run([sys.executable, str(tmp_path / "out" / "tutorial.py"), str(data)], env=env,
+                         capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]
+    want, got = rows(want.stdout), rows(got.stdout)
+    assert want["EPOCHS"] == got["EPOCHS"] == [2.0, 800.0, 100.0]  # 30 x 64 crosses two epochs
+    np.testing.assert_allclose(got["LOSSES"], want["LOSSES"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got["ACCURACY"], want["ACCURACY"], rtol=1e-6)
+    assert want["LOSSES"][-1] < want["LOSSES"][0] / 2  # it learned: the batches carry the labels

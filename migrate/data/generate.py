@@ -98,6 +98,11 @@ def build() -> dict:
         # TF1 names that are valid TF2 too (same spelling, possibly another meaning): the rules
         # change them only in files that use TF1-only APIs
         "tf2_symbols": sorted(k for k in spec.symbol_renames if tf2_object(k) is not None),
+        # public names of the TF2 modules contrib parts moved into (tf.contrib.eager.X -> tf.X,
+        # tf.contrib.distribute.X -> tf.distribute.X, ...): a move is made only to a name listed
+        "tf2_modules": {m: sorted(n for n in dir(tf if m == "tf" else tf2_object(m))
+                                  if not n.startswith("_"))
+                        for m in ("tf", "tf.distribute", "tf.random")},
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
     }

@@ -3,7 +3,10 @@ import libcst as cst
 
 from migrate import needles
 from migrate.rule import SymbolRule
-from migrate.tables import owned_by_rules, upgrade_tables
+from migrate.tables import owned_by_rules, shim_exports, upgrade_tables
+
+# tf.compat.v1.nn.rnn_cell fails under Keras 3 (TF 2.21); shims.contrib.rnn has its classes
+RNN_CELL = "tf.compat.v1.nn.rnn_cell."
 
 
 class SymbolRenames(SymbolRule):
@@ -62,5 +65,12 @@ with tf.compat.v1.variable_scope("encoder"):
             return
         if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file():
             return  # valid TF2 too (tf.where, ...): only TF1 code means the TF1 API
+        leaf = new[len(RNN_CELL):] if new.startswith(RNN_CELL) else None
+        if leaf in shim_exports("contrib.rnn"):
+            finding = self.report(node, f"{old} is {new} in TF2, which fails under Keras 3; "
+                                        f"shims.contrib.rnn.{leaf} is the same TF1 class")
+            finding.replace(node, cst.parse_expression(f"shims.contrib.rnn.{leaf}"))
+            finding.add_import("import shims")
+            return
         finding = self.report(node, f"{old} is {new} in TF2")
         finding.replace(node, ctx.tf(finding, new[len("tf."):]))

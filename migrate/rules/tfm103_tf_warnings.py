@@ -1,4 +1,6 @@
 """TFM103: TF1 calls whose TF2 behaviour changed (tf_upgrade_v2's warnings)."""
+import re
+
 import libcst as cst
 
 from migrate import needles
@@ -32,15 +34,64 @@ y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
         tables = upgrade_tables()
         if tables["symbol_renames"].get(old, "").startswith("tf.compat.v1."):
             return  # TFM101 moves it to compat.v1, which keeps the TF1 behaviour
-        # whole-function notes describe TF1 code; a TF1-only keyword (below) is TF1 by itself
-        message = tables["function_warnings"].get(old) if self.ctx.is_tf1_file() else None
+        message = tables["function_warnings"].get(old)
+        if message:
+            message = message.replace("<function name>", old)
+            about = ARGUMENT_NOTE.match(message)
+            if about:  # "`partition_strategy` has been removed ...": only where it is passed
+                if about.group(1) not in passed(node, tables["reorders"].get(old)):
+                    message = None
+            elif not self.ctx.is_tf1_file():
+                message = None  # whole-function notes describe TF1 code
         if message:
             self.report(node, f"{old}: {message}")
         for a in node.args:
             if a.keyword is not None:
                 warn = tables["arg_warnings"].get(old, {}).get(a.keyword.value)
                 if warn:
-                    self.report(a, f"{old}: {warn}")
-        if old in tables["transformed"] and not message and self.ctx.is_tf1_file():
-            self.report(node, f"{old} changed in TF2 (tf_upgrade_v2 rewrites it with a custom "
-                              "transform); check the call against the TF2 API")
+                    self.report(a, f"{old}: {warn.replace('<function name>', old)}")
+        if old in tables["transformed"] and not message and self.ctx.is_tf1_file() \
+                and not fine_in_tf2(old, node):
+            self.report(node, TRANSFORM_NOTES.get(old) or
+                        f"{old} changed in TF2 (tf_upgrade_v2 rewrites it with a custom "
+                        "transform); check the call against the TF2 API")
+
+
+# what to do for the transformed calls fine_in_tf2 knows the TF2 form of
+TRANSFORM_NOTES = {
+    "tf.name_scope": "tf.name_scope(name, default_name, values) is TF1's form; TF2's tf.name_scope "
+                     "takes one name (not None): use tf.compat.v1.name_scope for this call",
+    "tf.device": "tf.device with a device function (not a device string) is TF1-only; use "
+                 "tf.compat.v1.device for this call",
+}
+ARGUMENT_NOTE = re.compile(r"`(\w+)` has been removed")
+STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+def passed(node: cst.Call, order) -> set:
+    """The parameters a call passes: its keywords, and its positions named by TF1's order."""
+    names = set()
+    for index, a in enumerate(node.args):
+        if a.keyword is not None:
+            names.add(a.keyword.value)
+        elif not a.star and order and index < len(order):
+            names.add(order[index])
+    return names
+
+
+def fine_in_tf2(name: str, node: cst.Call) -> bool:
+    """Calls of a transformed function in the form TF2 still accepts unchanged:
+    ``tf.name_scope("x")`` (one name), ``tf.device("/cpu:0")`` (a device string),
+    ``tf.zeros_like(x)`` (no ``optimize``)."""
+    args = node.args
+    if name in ("tf.zeros_like", "tf.ones_like"):  # the transform is for TF1's `optimize`
+        return all(not a.star for a in args) and len(args) <= 3 and not any(
+            a.keyword is not None and a.keyword.value in ("optimize", "tensor") for a in args)
+    if len(args) != 1 or args[0].keyword is not None or args[0].star:
+        return False
+    value = args[0].value
+    if name == "tf.name_scope":
+        return not (isinstance(value, cst.Name) and value.value == "None")
+    if name == "tf.device":
+        return isinstance(value, STRINGS)
+    return False

@@ -3,6 +3,7 @@ import libcst as cst
 
 from migrate import needles
 from migrate.rule import Rule
+from migrate.rules.tfm501_session_programs import SESSION_NEEDLE
 
 ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",
             "tf.enable_v2_behavior"}
@@ -37,6 +38,8 @@ import tensorflow as tf
             return
         name = self.ctx.v1(node.value.func)
         if name in DISABLERS:
+            if SESSION_NEEDLE.search(self.ctx.source):
+                return  # a Session program: TFM501 converts it (dropping this) or says why not
             self.report(node.value, f"{name}() keeps the whole program in TF1 graph mode; remove "
                                     "it once the code no longer needs Session/placeholder")
         elif name in ENABLERS:

@@ -5,22 +5,57 @@ from migrate import needles
 from migrate.cstutil import code
 from migrate.rule import SymbolRule
 from migrate.rules.tfm110_estimator import target as estimator_target
-from migrate.tables import upgrade_tables
+from migrate.tables import shim_exports, upgrade_tables
 
-# our overrides: TF1-compatible replacements in shims.contrib (same variable names)
-TO_SHIMS = {
-    "tf.contrib.layers.layer_norm": "contrib.layer_norm",
-    "tf.contrib.layers.fully_connected": "contrib.fully_connected",
-    "tf.contrib.layers.flatten": "contrib.flatten",
-    "tf.contrib.layers.xavier_initializer": "contrib.xavier_initializer",
-    "tf.contrib.layers.variance_scaling_initializer": "contrib.variance_scaling_initializer",
-    "tf.contrib.layers.l2_regularizer": "contrib.l2_regularizer",
-    "tf.contrib.training.HParams": "contrib.HParams",
+# contrib modules whose replacement is a shims module: a name moves there when that
+# module's __all__ (read from shims/, never typed here) has it
+SHIM_MODULES = {
+    "tf.contrib.layers": "contrib",  # flat: shims.contrib.batch_norm
+    "tf.contrib.training": "contrib",  # HParams
+    "tf.contrib.framework": "contrib.framework",
+    "tf.contrib.rnn": "contrib.rnn",
 }
+EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
+# the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
+MODULE_OBJECTS = {"tf.contrib.layers": "contrib.layers", "tf.contrib.framework": "contrib.framework",
+                  "tf.contrib.rnn": "contrib.rnn", "tf.contrib.training": "contrib.training"}
+# contrib parts that moved into TF2 modules: tf.contrib.eager.X -> tf.X when TF 2.21 has tf.X
+MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"}
+# the one eager name whose TF2 spelling differs (TF 1.15's docs: "tfe.defun: use tf.function")
+EAGER_RENAMED = {"tf.contrib.eager.defun": "tf.function"}
+# tf-slim 1.1.0 functions that fail on TF 2.16+ and that shims.contrib makes work
+SLIM_BROKEN = ("batch_norm", "layers.batch_norm", "layers.layers.batch_norm")
+
+
+def shim_target(name: str):
+    """``contrib.batch_norm`` for ``tf.contrib.layers.batch_norm``, else None."""
+    module, _, leaf = name.rpartition(".")
+    shim = SHIM_MODULES.get(module)
+    if shim is None:
+        return None
+    if any(leaf in shim_exports(m) for m in EXPORTS.get(shim, (shim,))):
+        return f"{shim}.{leaf}"
+    return None
+
+
+def moved_target(name: str):
+    """The TF2 name of a contrib member that moved into TensorFlow proper, else None."""
+    if name in EAGER_RENAMED:
+        return EAGER_RENAMED[name]
+    if name.startswith("tf.contrib.stateless.stateless_random_"):
+        leaf = "stateless_" + name[len("tf.contrib.stateless.stateless_random_"):]
+        return f"tf.random.{leaf}" if leaf in upgrade_tables()["tf2_modules"]["tf.random"] else None
+    module, _, leaf = name.rpartition(".")
+    home = MOVED_INTO.get(module)
+    if home and leaf in upgrade_tables()["tf2_modules"][home]:
+        return f"{home}.{leaf}"
+    return None
+
+
 # where a module went, for the finding's message
 HINTS = {
     "tf.contrib.slim": "the tf-slim package (import tf_slim as slim)",
-    "tf.contrib.rnn": "tf.keras.layers (LSTMCell, GRUCell, RNN) or tf.compat.v1.nn.rnn_cell",
+    "tf.contrib.rnn": "shims.contrib.rnn (the TF1 cells and wrappers) or tf.keras.layers (LSTMCell, GRUCell, RNN)",
     "tf.contrib.layers": "tf.keras.layers",
     "tf.contrib.eager": "the same names under tf (eager is TF2's default)",
     "tf.contrib.distribute": "tf.distribute",
@@ -129,36 +164,55 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 
     def check(self, node) -> None:
         ctx = self.ctx
+        qualname = ctx.qualname(node) or ""
+        if qualname.startswith("tf_slim.") and qualname[len("tf_slim."):] in SLIM_BROKEN:
+            self._to_shims(node, qualname, "contrib.batch_norm", slim=True)
+            return
         name = ctx.v1(node)
         if not name or not (name == "tf.contrib" or name.startswith("tf.contrib.")):
             return
+        name = name.replace("tf.contrib.eager.python.tfe", "tf.contrib.eager", 1)
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
         local = root.value if isinstance(root, cst.Name) else None
+        slim_rest = name[len("tf.contrib.slim."):] if name.startswith("tf.contrib.slim.") else None
+        if slim_rest in SLIM_BROKEN:
+            self._to_shims(node, name, "contrib.batch_norm", slim=True)
+            return
         if name.startswith("tf.contrib.slim") and local in ctx.shared.get("tfm105_slim", set()):
             return  # its import now names tf_slim, which has the same API
         if name in ("tf.contrib.eager.enable_eager_execution",):
             return  # TFM104 removes it
         if estimator_target(name) is not None:
             return  # TFM110 moves it to shims.estimator
-        if name in TO_SHIMS:
-            finding = self.report(node, f"{name} is gone in TF2: shims.{TO_SHIMS[name]} keeps "
-                                        "its variable names and math")
-            finding.replace(node, cst.parse_expression(f"shims.{TO_SHIMS[name]}"))
-            finding.add_import("import shims")
+        target = shim_target(name) or MODULE_OBJECTS.get(name)
+        if target is not None:
+            self._to_shims(node, name, target)
             return
-        renamed = upgrade_tables()["symbol_renames"].get(name)
+        renamed = upgrade_tables()["symbol_renames"].get(name) or moved_target(name)
         if renamed and not renamed.startswith("tf.contrib."):
             finding = self.report(node, f"{name} is {renamed} in TF2")
             finding.replace(node, ctx.tf(finding, renamed[len("tf."):]))
             return
-        if name.startswith("tf.contrib.slim.") and local == self.ctx.resolver.tf_alias():
+        if slim_rest is not None and local == self.ctx.resolver.tf_alias():
             finding = self.report(node, f"{name} is gone in TF2; the tf-slim package "
                                         "(pip install tf-slim) has it")
-            finding.replace(node, cst.parse_expression("tf_slim." + name[len("tf.contrib.slim."):]))
+            finding.replace(node, cst.parse_expression("tf_slim." + slim_rest))
             finding.add_import("import tf_slim")
             return
         hint = _hint(name)
         ctx.shared.setdefault("tfm105_unfixed", set()).add(local)
         self.report(node, f"{name} is gone in TF2" + (f"; use {hint}" if hint else ""))
+
+    def _to_shims(self, node, name: str, target: str, slim: bool = False) -> None:
+        if slim:
+            message = (f"{name} fails on TF 2.16+ in tf-slim 1.1.0 (No module named "
+                       f"'tf_keras.legacy_tf_layers'); shims.{target} is the same function, working")
+        elif target.startswith(("contrib.framework.", "contrib.HParams")):
+            message = f"{name} is gone in TF2: shims.{target} is the same TF1 function"
+        else:
+            message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"
+        finding = self.report(node, message)
+        finding.replace(node, cst.parse_expression(f"shims.{target}"))
+        finding.add_import("import shims")

@@ -204,7 +204,10 @@ print(program.run("loss", x=data))
         return None
 
     def _uses_tf(self, stmt) -> bool:
-        return any(self._tfname(call.func) for call in _collect(stmt).calls)
+        """Does the statement build graph? Data readers that only share TensorFlow's package
+        (``tensorflow.examples.tutorials``' MNIST reader, numpy out) do not."""
+        return any((self._tfname(call.func) or "tf.examples.").partition("tf.examples.")[0]
+                   for call in _collect(stmt).calls)
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
     def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
@@ -317,6 +320,7 @@ print(program.run("loss", x=data))
             raise _Blocked("a graph name used both as a local and as an attribute")
         # everything else: every use of the session and of graph names
         rest = [s for i, s in enumerate(stmts) if i not in graph and i not in switches] + methods
+        feed_dicts, feed_reads = self._named_feeds(rest, session, placeholders, self_name)
         runs, removals, saves = [], [], []
         for stmt in rest:
             if stmt is stmts[session_at]:
@@ -337,9 +341,9 @@ print(program.run("loss", x=data))
                 if kind is None:
                     continue
                 handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
-                if kind in ("run", "init"):
+                if kind in ("run", "init", "run_method"):
                     handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
-                if kind == "run":
+                if kind in ("run", "run_method"):
                     runs.append(call)
                 elif kind in ("init", "close"):
                     removals.append(call)
@@ -348,7 +352,7 @@ print(program.run("loss", x=data))
                                 _collect(call.args[0].value, self_name=self_name).reads}
                     saves.append((call, kind))
             for node, key in found.reads:
-                if id(node) in handled:
+                if id(node) in handled or id(node) in feed_reads:
                     continue
                 if key == session:
                     raise _Blocked(f"the session {session!r} is used other than by run()/close()")
@@ -359,13 +363,24 @@ print(program.run("loss", x=data))
         return {"session": session, "placeholders": placeholders, "graph": graph,
                 "graph_keys": graph_keys, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
-                "saver_options": saver_options, "self_name": self_name, "methods": methods}
+                "saver_options": saver_options, "self_name": self_name, "methods": methods,
+                "feed_dicts": feed_dicts}
 
     def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None
         owner, method = _key(func.value, self_name), func.attr.value
+        if method in ("run", "eval") and owner != session:
+            # the default session's forms: `tf.global_variables_initializer().run()`,
+            # `train_step.run(feed_dict={...})`, `accuracy.eval(feed_dict={...})`
+            if self._call_name(func.value) in INITIALIZERS or (owner in inits and not call.args):
+                return "init"
+            if owner in graph_keys:
+                self._check_feeds(self._method_feeds(call, session, self_name), placeholders,
+                                  self_name)
+                return "run_method"
+            return None
         if owner is None:
             return None
         if owner in savers and method in ("save", "restore"):
@@ -388,15 +403,87 @@ print(program.run("loss", x=data))
         others = [a for a in call.args[1:] if a not in feeds]
         if others or len(feeds) > 1:
             raise _Blocked("sess.run() with options or run_metadata")
+        self._check_feeds(feeds, placeholders, self_name)
+        return "run"
+
+    @staticmethod
+    def _method_feeds(call, session, self_name) -> list:
+        """The feed arguments of ``op.run(feed_dict, session)`` / ``t.eval(...)``."""
+        feeds = []
+        for index, a in enumerate(call.args):
+            name = a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(index, 1)]
+            if a.star or name not in ("feed_dict", "session"):
+                raise _Blocked(f".{call.func.attr.value}() with {name}=")
+            if name == "session":
+                if _key(a.value, self_name) != session:
+                    raise _Blocked(f".{call.func.attr.value}() with another session")
+            else:
+                feeds.append(a)
+        return feeds
+
+    def _check_feeds(self, feeds, placeholders, self_name) -> None:
         if feeds:
             feed = feeds[0].value
+            if isinstance(feed, cst.Name) and feed.value in self._proved_feeds:
+                return "run"
             if not isinstance(feed, cst.Dict):
-                raise _Blocked("a feed_dict that is not a dict literal")
+                raise _Blocked("a feed_dict that is neither a dict literal nor a name bound once "
+                               "to one")
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement) \
                         or _key(element.key, self_name) not in placeholders:
                     raise _Blocked("a feed of something other than a placeholder")
-        return "run"
+
+    def _named_feeds(self, scopes, session, placeholders, self_name):
+        """``feed = {x: a, y: b}`` then ``sess.run(..., feed_dict=feed)``: proved when the
+        name is bound exactly once, to a dict literal of placeholders, and is used only as
+        the feed of this session's runs. Returns ``{name: dict node}`` and the ids of the
+        placeholder reads in those dicts (they become parameter names)."""
+        self._proved_feeds = set()
+        uses: Dict[str, int] = {}
+        for call in _collect(*scopes, self_name=self_name).calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in ("run", "eval")):
+                continue
+            on_session = _key(func.value, self_name) == session
+            if func.attr.value == "eval" and on_session:
+                continue
+            for a in (call.args[1:] if on_session else call.args[:1]):
+                if (a.keyword is None or a.keyword.value == "feed_dict") \
+                        and isinstance(a.value, cst.Name):
+                    uses[a.value.value] = uses.get(a.value.value, 0) + 1
+        if not uses:
+            return {}, set()
+        assigns: Dict[str, list] = {n: [] for n in uses}
+        seen: Dict[str, int] = {n: 0 for n in uses}
+
+        class Scan(cst.CSTVisitor):
+            def visit_Assign(self, node):
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                        and node.targets[0].target.value in assigns:
+                    assigns[node.targets[0].target.value].append(node.value)
+
+            def visit_Name(self, node):
+                if node.value in seen:
+                    seen[node.value] += 1
+
+        for scope in scopes:
+            scope.visit(Scan())
+        found, reads = {}, set()
+        for name, count in uses.items():
+            values = assigns[name]
+            # every appearance of the name: its one binding and its uses as a feed, nothing else
+            if len(values) != 1 or seen[name] != count + 1 or not isinstance(values[0], cst.Dict):
+                continue
+            literal = values[0]
+            if not all(isinstance(e, cst.DictElement) and _key(e.key, self_name) in placeholders
+                       for e in literal.elements):
+                continue
+            found[name] = literal
+            for element in literal.elements:
+                reads |= {id(n) for n, _ in _collect(element.key, self_name=self_name).reads}
+        self._proved_feeds = set(found)
+        return found, reads
 
     def _fetch_keys(self, fetch, graph_keys, self_name) -> None:
         key = _key(fetch, self_name)
@@ -442,7 +529,8 @@ print(program.run("loss", x=data))
             finding.remove(stmts[i])
         fetched: List[str] = []
         for call in plan["runs"]:
-            for _, key in _collect(call.args[0].value, self_name=self_name).reads:
+            target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
+            for _, key in _collect(target, self_name=self_name).reads:
                 if key in plan["graph_keys"] and key not in fetched:
                     fetched.append(key)
         params = [_plain(k) for k in plan["placeholders"]]
@@ -494,7 +582,10 @@ print(program.run("loss", x=data))
             dead |= _ids(node)
         ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
         for call in plan["runs"]:
-            finding.replace(call, self._run_replacement(program, self_name))
+            finding.replace(call, self._run_replacement(program, self_name,
+                                                        self._is_method_run(call, plan)))
+        for literal in plan["feed_dicts"].values():
+            finding.replace(literal, self._feed_replacement(self_name))
         scopes = [*stmts, *plan["methods"]]
         for call in plan["removals"]:
             finding.remove(self._statement_of(call, scopes))
@@ -541,13 +632,36 @@ print(program.run("loss", x=data))
             or isinstance(func, cst.Name) and func.value == "placeholder_with_default"
 
     @staticmethod
-    def _run_replacement(program: str, self_name: Optional[str]):
+    def _is_method_run(call: cst.Call, plan) -> bool:
+        """``op.run(...)`` / ``t.eval(...)`` rather than ``sess.run(op, ...)``."""
+        return _key(call.func.value, plan["self_name"]) != plan["session"]
+
+    @staticmethod
+    def _run_replacement(program: str, self_name: Optional[str], method: bool = False):
         def rewrite(updated: cst.Call):
-            parts = [SessionPrograms._names_as_strings(updated.args[0].value, self_name)]
-            for a in updated.args[1:]:
+            if method:  # op.run(feed_dict) / t.eval(feed_dict): the owner is the fetch
+                fetch, feeds = updated.func.value, [
+                    a for i, a in enumerate(updated.args)
+                    if (a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(i, 1)])
+                    == "feed_dict"]
+            else:
+                fetch, feeds = updated.args[0].value, updated.args[1:]
+            parts = [SessionPrograms._names_as_strings(fetch, self_name)]
+            for a in feeds:
+                if isinstance(a.value, cst.Name):  # a proved feed dict: its keys are names now
+                    parts.append(f"**{a.value.value}")
+                    continue
                 for element in a.value.elements:
                     parts.append(f"{_plain(_key(element.key, self_name))}={code(element.value)}")
             return cst.parse_expression(f"{program}.run({', '.join(parts)})")
+        return rewrite
+
+    @staticmethod
+    def _feed_replacement(self_name: Optional[str]):
+        def rewrite(updated: cst.Dict):
+            elements = [e.with_changes(key=cst.SimpleString(f'"{_plain(_key(e.key, self_name))}"'))
+                        for e in updated.elements]
+            return updated.with_changes(elements=elements)
         return rewrite
 
     @staticmethod

@@ -1,0 +1,70 @@
+"""A TF1 training script on tf.contrib.slim, as slim users wrote them: an arg_scope giving
+conv and fully connected layers batch norm, a global step from tf.contrib.framework, the
+moving averages updated through UPDATE_OPS, summaries merged with merge_all and written
+by a FileWriter every few steps, and the event file read back at the end."""
+import glob
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+import tensorflow.contrib.slim as slim
+
+
+def network(images, is_training):
+    with slim.arg_scope([slim.conv2d, slim.fully_connected],
+                        normalizer_fn=slim.batch_norm,
+                        normalizer_params={"is_training": is_training, "decay": 0.9},
+                        weights_initializer=tf.truncated_normal_initializer(stddev=0.1, seed=1)):
+        net = slim.conv2d(images, 6, [3, 3], scope="conv1")
+        net = slim.max_pool2d(net, [2, 2], scope="pool1")
+        net = slim.fully_connected(slim.flatten(net), 8, scope="fc1")
+    return slim.fully_connected(net, 2, activation_fn=None, normalizer_fn=None, scope="logits")
+
+
+def main():
+    log_dir = os.path.join(sys.argv[1], "logs")
+    rng = np.random.RandomState(4)
+    images = rng.rand(64, 8, 8, 1).astype("float32")
+    labels = (images[:, :4].mean(axis=(1, 2, 3)) > images[:, 4:].mean(axis=(1, 2, 3))).astype("int64")
+
+    x = tf.placeholder(tf.float32, [None, 8, 8, 1], name="images")
+    y = tf.placeholder(tf.int64, [None], name="labels")
+    is_training = tf.placeholder(tf.bool, [], name="is_training")
+    logits = network(x, is_training)
+    loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+    accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(logits, 1), y), tf.float32))
+    global_step = tf.contrib.framework.get_or_create_global_step()
+    tf.summary.scalar("loss", loss)
+    tf.summary.histogram("logits", logits)
+    merged = tf.summary.merge_all()
+    update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    with tf.control_dependencies(update_ops):
+        train_op = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
+
+    with tf.Session() as sess:
+        writer = tf.summary.FileWriter(log_dir)
+        sess.run(tf.global_variables_initializer())
+        losses = []
+        for step in range(24):
+            start = (step * 16) % 64
+            feed = {x: images[start:start + 16], y: labels[start:start + 16], is_training: True}
+            summary, _, value = sess.run([merged, train_op, loss], feed_dict=feed)
+            if step % 6 == 0:
+                writer.add_summary(summary, step)
+            losses.append(value)
+        writer.close()
+        acc = sess.run(accuracy, feed_dict={x: images, y: labels, is_training: False})
+        print("LOSSES", " ".join("%.6f" % v for v in losses))
+        print("EVAL", "%.6f" % acc)
+        print("STEP", sess.run(global_step))
+
+    logged = []
+    for path in glob.glob(os.path.join(log_dir, "events.*")):
+        for event in tf.train.summary_iterator(path):
+            logged += [(event.step, v.simple_value) for v in event.summary.value if v.tag == "loss"]
+    print("LOGGED_LOSS", " ".join("%d %.6f" % pair for pair in sorted(logged)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,19 @@
+"""tf.contrib's pieces TF1 projects used, on TF 2.16+, with TF1's variable names, defaults
+and math, in graph mode and eagerly under ``shims.legacy_layer``:
+
+- ``shims.contrib.layers`` (also flat: ``shims.contrib.batch_norm``, ``conv2d``, ...):
+  tf.contrib.layers, from tf-slim (its maintained copy), batch_norm included;
+- ``shims.contrib.framework``: ``arg_scope`` and the variable helpers;
+- ``shims.contrib.rnn``: the TF1 RNN cells and wrappers (``LSTMCell``, ``MultiRNNCell``,
+  ``DropoutWrapper``, ``ResidualWrapper``, ``DeviceWrapper``, ...), which
+  ``tf.compat.v1.nn.rnn_cell`` no longer provides under Keras 3;
+- ``shims.contrib.training.HParams`` (also ``shims.contrib.HParams``).
+"""
+from __future__ import annotations
+
+from shims.contrib import framework, layers, rnn, training
+from shims.contrib.layers import *  # noqa: F401,F403 - the flat contrib.layers namespace
+from shims.contrib.layers import __all__ as _layer_names
+from shims.contrib.training import HParams
+
+__all__ = ["framework", "layers", "rnn", "training", "HParams", *_layer_names]

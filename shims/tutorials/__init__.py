@@ -1,0 +1,1 @@
+"""Stand-ins for ``tensorflow.examples.tutorials``, which TF 2 no longer ships."""
