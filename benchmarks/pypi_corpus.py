@@ -1,6 +1,6 @@
 """Migrate real TF1 code from PyPI and import every module, before and after, on TF 2.21.
 
-    python benchmarks/pypi_corpus.py [--packages trfl==1.2.0 ...] [--work DIR] [--deps DIR]
+    python benchmarks/pypi_corpus.py [--packages trfl==1.2.0 ...] [--work DIR] [--deps DIR] [--jobs N]
 
 --deps names a folder of third-party dependencies the packages import (installed there with
 `pip install --target DIR --no-deps dm-tree tensorflow-probability tf-slim ...`), put on the
@@ -87,19 +87,23 @@ def modules(root: str) -> list:
     return sorted(set(found))
 
 
-def import_all(root: str, names: list, deps=None) -> dict:
+def import_all(root: str, names: list, deps=None, jobs: int = 1) -> dict:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
     if deps:
         env["PYTHONPATH"] = os.path.abspath(deps)
     env.pop("TF_USE_LEGACY_KERAS", None)
-    results = {}
-    for name in names:  # a fresh process each: one module's side effects cannot hide another's
+
+    def one(name):  # a fresh process each: one module's side effects cannot hide another's
         proc = subprocess.run([sys.executable, "-c", IMPORT_ALL, root, json.dumps([name])],
                               env=env, capture_output=True, text=True, timeout=600, cwd=root)
         line = [l for l in proc.stdout.splitlines() if l.startswith("RESULTS ")]
-        results[name] = json.loads(line[-1][8:])[name] if line else \
-            f"crashed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:300]}"
-    return results
+        return name, (json.loads(line[-1][8:])[name] if line else
+                      f"crashed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:300]}")
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        return dict(pool.map(one, names))
 
 
 def classify(error) -> str:
@@ -115,6 +119,8 @@ def main():
     parser.add_argument("--packages", nargs="*", default=DEFAULT)
     parser.add_argument("--work", default=None)
     parser.add_argument("--deps", default=None, help="folder of third-party dependencies")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="import processes at a time")
     args = parser.parse_args()
     work = args.work or tempfile.mkdtemp(prefix="tf-migrate-corpus-")
     exe = shutil.which("tf-migrate") or os.path.join(os.path.dirname(sys.executable), "tf-migrate")
@@ -135,8 +141,8 @@ def main():
                               timeout=3600)
         summary = json.loads(proc.stdout)["summary"] if proc.stdout.startswith("{") else {}
         names = modules(source)
-        before = import_all(source, names, args.deps)
-        after = import_all(migrated, names, args.deps)
+        before = import_all(source, names, args.deps, args.jobs)
+        after = import_all(migrated, names, args.deps, args.jobs)
         counts = collections.Counter(classify(e) for e in after.values())
         rows.append((spec, len(names), sum(e is None for e in before.values()),
                      sum(e is None for e in after.values()), counts["tensorflow"],

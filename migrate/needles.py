@@ -65,10 +65,45 @@ TF1_CODE = Needle(("Session", "placeholder", "get_variable", "variable_scope", "
 _EXPLICIT = re.compile(r"[\w.]*\b(?:compat\.v1|shims)\.[\w.]+")
 
 
+_TF_NAME = re.compile(r"\btf\.([A-Za-z_][\w.]*)")
+
+
 def tf1_meaning(source: str) -> bool:
     """Do the file's names that exist in TF1 and TF2 alike mean their TF1 versions? Yes when
-    it uses TF1-only API outside explicit ``tf.compat.v1``/``shims`` names. Stable under
-    migration: the migrated file has none left, so a second run decides nothing new."""
-    if not any(literal in source for literal in TF1_CODE.literals):
+    it uses TF1-only API outside explicit ``tf.compat.v1``/``shims`` names: a marker above,
+    or any ``tf.`` name TensorFlow's tables move because TF2 has no such name
+    (``tf.multinomial``, ``tf.logging``). Stable under migration: the migrated file has none
+    left, so a second run decides nothing new."""
+    if "tf." not in source and not any(literal in source for literal in TF1_CODE.literals):
         return False
-    return TF1_CODE.pattern.search(_EXPLICIT.sub(" ", source)) is not None
+    text = _EXPLICIT.sub(" ", source)
+    if any(literal in text for literal in TF1_CODE.literals) and TF1_CODE.pattern.search(text):
+        return True
+    only = _tf1_only_names()
+    for match in _TF_NAME.finditer(text):
+        parts = match.group(1).rstrip(".").split(".")
+        if any("tf." + ".".join(parts[:n]) in only for n in range(1, len(parts) + 1)):
+            return True
+    return False
+
+
+_TF1_ONLY = None
+
+
+def _tf1_only_names() -> frozenset:
+    """TF1 names TensorFlow's upgrade tables move because TF 2 has no such name."""
+    global _TF1_ONLY
+    if _TF1_ONLY is None:
+        from migrate.tables import upgrade_tables
+
+        tables = upgrade_tables()
+        names = set(tables["symbol_renames"]) | set(tables.get("module_renames", {}))
+        _TF1_ONLY = frozenset(n for n in names if n.startswith("tf.")
+                              and n not in tables["tf2_symbols_set"])
+    return _TF1_ONLY
+
+
+def tf1_only(name) -> bool:
+    """Is ``name`` (``tf.multinomial``) a TF1 name TF 2 does not have? Then a call of it is
+    TF1 code whatever the rest of the file looks like."""
+    return bool(name) and name in _tf1_only_names()

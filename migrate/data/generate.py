@@ -102,7 +102,7 @@ def build() -> dict:
         # tf.contrib.distribute.X -> tf.distribute.X, ...): a move is made only to a name listed
         "tf2_modules": {m: sorted(n for n in dir(tf if m == "tf" else tf2_object(m))
                                   if not n.startswith("_"))
-                        for m in ("tf", "tf.distribute", "tf.random")},
+                        for m in ("tf", "tf.distribute", "tf.random", "tf.keras")},
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
     }

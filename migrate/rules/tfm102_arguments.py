@@ -1,7 +1,9 @@
 """TFM102: positional arguments whose order changed, and renamed/removed keywords."""
+import re
+
 import libcst as cst
 
-from migrate.cstutil import arg
+from migrate.cstutil import arg, code
 from migrate import needles
 from migrate.rule import Rule
 from migrate.tables import upgrade_tables
@@ -36,13 +38,29 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
             return
         old = self.ctx.v1(node.func)
         tables = upgrade_tables()
-        tf1 = self.ctx.is_tf1_file()
+        tf1 = needles.tf1_only(old) or self.ctx.is_tf1_file()  # a TF1-only name is proof
         # positional order: ambiguous (TF2 has its own) unless the file is TF1 code;
         # keywords TF2 still accepts: likewise; the other renamed keywords are TF1-only
         order = tables["reorders"].get(old) if tf1 else None
         ambiguous = set(tables["tf2_keywords"].get(old, ()))
         renames = {k: v for k, v in tables["keyword_renames"].get(old, {}).items()
                    if tf1 or k not in ambiguous}
+        removed = _removed_parameter(tables, old)
+        if removed:
+            param, default = removed
+            value = _argument(node, param, tables["reorders"].get(old))
+            if value is not None and not (isinstance(value, cst.SimpleString)
+                                          and value.evaluated_value == default):
+                # TF2's function has no such parameter and always does `default`:
+                # the compat.v1 function keeps it, with TF1's argument order
+                finding = self.report(node, f"{old}({param}={code(value)}): TF2's {old} has no "
+                                            f"{param} (it always uses {default!r}); "
+                                            f"tf.compat.v1 keeps it")
+                finding.replace(node.func, self.ctx.tf(finding, "compat.v1." + old[len("tf."):]))
+                return
+            if value is not None:
+                renames = {**renames, param: None}  # TF2's behaviour: the argument goes
+                order = order or tables["reorders"].get(old)
         if not order and not renames:
             return
         plan, notes = [], []  # per argument: the keyword it gets, "" to keep it, None to drop it
@@ -80,3 +98,26 @@ def _apply(call: cst.Call, plan) -> cst.Call:
     if args:
         args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
     return call.with_changes(args=args)
+
+
+REMOVED = re.compile(r"`(\w+)` has been removed from .*?The '(\w+)' \w+ will be used by default")
+
+
+def _removed_parameter(tables, name):
+    """(parameter, the value TF2 always uses) when TensorFlow's tables say TF2 removed a
+    parameter of ``name`` (embedding lookups' ``partition_strategy``: 'div')."""
+    match = REMOVED.search(tables["function_warnings"].get(name or "", ""))
+    return (match.group(1), match.group(2)) if match else None
+
+
+def _argument(call: cst.Call, param: str, order):
+    """The expression ``call`` passes for ``param`` (by keyword, or by TF1 position)."""
+    for index, a in enumerate(call.args):
+        if a.star:
+            return None
+        if a.keyword is not None:
+            if a.keyword.value == param:
+                return a.value
+        elif order and index < len(order) and order[index] == param:
+            return a.value
+    return None

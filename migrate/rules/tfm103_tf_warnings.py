@@ -38,9 +38,8 @@ y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
         if message:
             message = message.replace("<function name>", old)
             about = ARGUMENT_NOTE.match(message)
-            if about:  # "`partition_strategy` has been removed ...": only where it is passed
-                if about.group(1) not in passed(node, tables["reorders"].get(old)):
-                    message = None
+            if about:  # "`partition_strategy` has been removed ...": TFM102 fixes the calls
+                message = None  # that pass it (dropped, or tf.compat.v1 for another value)
             elif not self.ctx.is_tf1_file():
                 message = None  # whole-function notes describe TF1 code
         if message:
@@ -66,17 +65,6 @@ TRANSFORM_NOTES = {
 }
 ARGUMENT_NOTE = re.compile(r"`(\w+)` has been removed")
 STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
-
-
-def passed(node: cst.Call, order) -> set:
-    """The parameters a call passes: its keywords, and its positions named by TF1's order."""
-    names = set()
-    for index, a in enumerate(node.args):
-        if a.keyword is not None:
-            names.add(a.keyword.value)
-        elif not a.star and order and index < len(order):
-            names.add(order[index])
-    return names
 
 
 def fine_in_tf2(name: str, node: cst.Call) -> bool:

@@ -14,11 +14,13 @@ SHIM_MODULES = {
     "tf.contrib.training": "contrib",  # HParams
     "tf.contrib.framework": "contrib.framework",
     "tf.contrib.rnn": "contrib.rnn",
+    "tf.contrib.eager": "contrib.eager",
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
 MODULE_OBJECTS = {"tf.contrib.layers": "contrib.layers", "tf.contrib.framework": "contrib.framework",
-                  "tf.contrib.rnn": "contrib.rnn", "tf.contrib.training": "contrib.training"}
+                  "tf.contrib.rnn": "contrib.rnn", "tf.contrib.training": "contrib.training",
+                  "tf.contrib.eager": "contrib.eager"}
 # contrib parts that moved into TF2 modules: tf.contrib.eager.X -> tf.X when TF 2.21 has tf.X
 MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"}
 # the one eager name whose TF2 spelling differs (TF 1.15's docs: "tfe.defun: use tf.function")
@@ -45,6 +47,10 @@ def moved_target(name: str):
     if name.startswith("tf.contrib.stateless.stateless_random_"):
         leaf = "stateless_" + name[len("tf.contrib.stateless.stateless_random_"):]
         return f"tf.random.{leaf}" if leaf in upgrade_tables()["tf2_modules"]["tf.random"] else None
+    if name.startswith("tf.contrib.keras."):  # contrib.keras became tf.keras, same layout
+        rest = name[len("tf.contrib.keras."):]
+        top = rest.split(".")[0]
+        return f"tf.keras.{rest}" if top in upgrade_tables()["tf2_modules"]["tf.keras"] else None
     module, _, leaf = name.rpartition(".")
     home = MOVED_INTO.get(module)
     if home and leaf in upgrade_tables()["tf2_modules"][home]:
@@ -186,11 +192,12 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             return  # TFM104 removes it
         if estimator_target(name) is not None:
             return  # TFM110 moves it to shims.estimator
-        target = shim_target(name) or MODULE_OBJECTS.get(name)
+        moved = moved_target(name)  # into TensorFlow proper (tfe.defun -> tf.function) first
+        target = None if moved else shim_target(name) or MODULE_OBJECTS.get(name)
         if target is not None:
             self._to_shims(node, name, target)
             return
-        renamed = upgrade_tables()["symbol_renames"].get(name) or moved_target(name)
+        renamed = moved or upgrade_tables()["symbol_renames"].get(name)
         if renamed and not renamed.startswith("tf.contrib."):
             finding = self.report(node, f"{name} is {renamed} in TF2")
             finding.replace(node, ctx.tf(finding, renamed[len("tf."):]))
