@@ -88,7 +88,10 @@ def modules(root: str) -> list:
 
 
 def import_all(root: str, names: list, deps=None, jobs: int = 1) -> dict:
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    # generated *_pb2 modules older than protobuf 4 ("Descriptors cannot be created
+    # directly") need the pure-Python protobuf: an environment matter, not TensorFlow's
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore",
+               PROTOCOL_BUFFERS_PYTHON_IMPLEMENTATION="python")
     if deps:
         env["PYTHONPATH"] = os.path.abspath(deps)
     env.pop("TF_USE_LEGACY_KERAS", None)

@@ -1,4 +1,6 @@
 """TFM105: tf.contrib is gone in TF2."""
+import functools
+
 import libcst as cst
 
 from migrate import needles
@@ -55,7 +57,20 @@ def moved_target(name: str):
     home = MOVED_INTO.get(module)
     if home and leaf in upgrade_tables()["tf2_modules"][home]:
         return f"{home}.{leaf}"
-    return None
+    return _module_move(name)
+
+
+@functools.lru_cache(maxsize=None)
+def _module_move(name: str):
+    """A contrib module whose members TensorFlow's tables all move to one TF2 module
+    (``tf.contrib.framework.nest.flatten`` -> ``tf.nest.flatten``, ...): that module."""
+    prefix = name + "."
+    homes = {target[:-len(old) + len(prefix)] if target.endswith(old[len(prefix) - 1:]) else None
+             for old, target in upgrade_tables()["symbol_renames"].items() if old.startswith(prefix)}
+    if len(homes) != 1 or None in homes:
+        return None
+    home = homes.pop().rstrip(".")
+    return home if home.startswith("tf.") and not home.startswith(("tf.contrib", "tf.compat")) else None
 
 
 # where a module went, for the finding's message
@@ -216,7 +231,9 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         if slim:
             message = (f"{name} fails on TF 2.16+ in tf-slim 1.1.0 (No module named "
                        f"'tf_keras.legacy_tf_layers'); shims.{target} is the same function, working")
-        elif target.startswith(("contrib.framework.", "contrib.HParams")):
+        elif target in MODULE_OBJECTS.values():
+            message = f"{name} is gone in TF2: shims.{target} has its API, on TF2"
+        elif target.startswith(("contrib.framework.", "contrib.HParams", "contrib.eager.")):
             message = f"{name} is gone in TF2: shims.{target} is the same TF1 function"
         else:
             message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"

@@ -1,11 +1,14 @@
 """tf.contrib.framework on TF2: ``arg_scope`` and the variable helpers (``get_variables``,
-``model_variable``, ``get_or_create_global_step``, ``assign_from_checkpoint_fn``, ...),
+``model_variable``, ``get_or_create_global_step``, ``assign_from_checkpoint_fn``, ...)
+and ``smart_cond`` (TensorFlow's own, which TF2 no longer exports),
 from tf-slim, where contrib.framework's code lives on. ``nest``, ``sort`` and the other
 pieces that moved into TensorFlow are renamed by tf-migrate instead (``tf.nest``, ...).
 
 ``__all__`` is literal: tf-migrate reads it without importing TensorFlow.
 """
 from __future__ import annotations
+
+from tensorflow.python.framework import smart_cond as _smart_cond
 
 from shims.contrib._slim import load as _load
 
@@ -22,9 +25,11 @@ __all__ = [
     "get_variables_by_suffix", "get_variable_full_name", "get_variables_to_restore",
     "get_variables", "global_variable", "local_variable", "model_variable", "variable",
     "VariableDeviceChooser",
+    # control flow
+    "smart_cond",
 ]
 
 _slim = _load()
-_sources = (_slim.arg_scope_lib, _slim)
+_sources = (_slim.arg_scope_lib, _slim, _smart_cond)
 globals().update({name: next(getattr(m, name) for m in _sources if hasattr(m, name))
                   for name in __all__})
