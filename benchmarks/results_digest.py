@@ -20,8 +20,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def one(path: str):
-    from migrate.rule import select_codes
-    from migrate.runner import process
+    from migrate.codemod.rule import select_codes
+    from migrate.codemod.runner import process
 
     with open(path, "rb") as handle:
         raw = handle.read()
@@ -46,7 +46,7 @@ def main() -> None:
             print(f"DIFFERENT {key}\n  {a.get(key)}\n  {b.get(key)}")
         print(f"{len(a)} files, {len(differ)} different")
         sys.exit(1 if differ else 0)
-    from migrate.files import discover
+    from migrate.codemod.files import discover
 
     files, _ = discover(args.paths)
     with ProcessPoolExecutor(args.jobs) as pool:

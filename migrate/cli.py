@@ -93,7 +93,7 @@ def _load_config(paths: List[str]) -> dict:
 
 
 def _codes(select, ignore, config, lint_only, use_cache: bool = True) -> List[str]:
-    from migrate.rule import rule_index, select_codes
+    from migrate.codemod.rule import rule_index, select_codes
 
     select = _split(select) or _split(_config_list(config, "select"))
     ignore = _split(ignore) + _split(_config_list(config, "ignore"))
@@ -139,7 +139,7 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
           show_findings: bool = True, fixed_in=()) -> None:
     """Print the report. ``fixed_in``: paths written with their fixes; the text format
     then lists only what remains (the JSON and SARIF reports keep every finding)."""
-    from migrate.output import as_json, as_sarif, error_rows, finding_rows, text_line
+    from migrate.codemod.output import as_json, as_sarif, error_rows, finding_rows, text_line
 
     findings = finding_rows(reports)
     errors = error_rows(reports, extra_errors)
@@ -184,8 +184,8 @@ def summary_line(summary: dict) -> str:
 
 
 def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
-    from migrate.files import discover
-    from migrate.runner import run
+    from migrate.codemod.files import discover
+    from migrate.codemod.runner import run
 
     files, missing = discover(paths, _config_list(config, "exclude"))
     progress = sys.stderr.isatty()
@@ -285,7 +285,7 @@ def upgrade(
 
 
 def _print_diffs(changed) -> None:
-    from migrate.files import decode
+    from migrate.codemod.files import decode
 
     for r in changed:
         with open(r.path, "rb") as handle:
@@ -308,7 +308,7 @@ def _write_outputs(paths, reports, outtree) -> list:
     holds what was read (no lost updates) and never through a symbolic link; into
     ``outtree``, no path may go through a link, land on an input, or be claimed by two
     inputs. Special files and the tool's own temp files are never copied."""
-    from migrate.files import Changed, atomic_write, replace_file
+    from migrate.codemod.files import Changed, atomic_write, replace_file
 
     errors = []
     made = set()
@@ -457,8 +457,8 @@ def _under(path: str, root: str) -> bool:
 
 def _write_names(folder: str, files: dict) -> None:
     """Merge this run's name maps into ``folder/tf-migrate-names.json``."""
-    from migrate.files import atomic_write
-    from migrate.names import merge
+    from migrate.codemod.files import atomic_write
+    from migrate.checkpoints.names import merge
 
     path = os.path.join(folder, NAMES_FILE)
     existing = None
@@ -512,7 +512,7 @@ def rules(code: Optional[str] = typer.Argument(None, metavar="CODE", help="Expla
           fmt: str = typer.Option("text", "--format", metavar="FORMAT",
               help="text, json or markdown.")) -> None:
     """List every rule, or explain one with its before/after example."""
-    from migrate.rule import all_rules
+    from migrate.codemod.rule import all_rules
 
     registry = all_rules()
     if code:
@@ -544,7 +544,7 @@ def _indent(text: str) -> str:
 # -- ckpt ----------------------------------------------------------------------
 def _ckpt_call(fn):
     """Run a ckpt action; CkptError and a broken name map become one line and exit 2."""
-    from migrate.ckpt import CkptError
+    from migrate.checkpoints.ckpt import CkptError
 
     try:
         return fn()
@@ -562,7 +562,7 @@ def _needs_numpy() -> None:
 
 
 def _name_map(path: Optional[str]):
-    from migrate.names import NameMap
+    from migrate.checkpoints.names import NameMap
 
     if path and not os.path.isfile(path):
         fail(f"--map {path}: no such file")
@@ -581,8 +581,8 @@ def ckpt_ls(path: str = typer.Argument(..., metavar="CKPT",
                                        "CRC32C (without it: the data files' presence and sizes).")) -> None:
     """List variables: names, shapes, dtypes, sizes."""
     _needs_numpy()
-    from migrate.bundle import ITEMSIZE
-    from migrate.ckpt import open_side, verify_side
+    from migrate.checkpoints.bundle import ITEMSIZE
+    from migrate.checkpoints.ckpt import open_side, verify_side
 
     side = _ckpt_call(lambda: open_side(path, slots=everything, everything=everything))
     if check:
@@ -655,7 +655,7 @@ def ckpt_compare(
 ) -> None:
     """Prove no weight was lost or changed: exit 0 when every variable matches."""
     _needs_numpy()
-    from migrate.ckpt import compare, open_side
+    from migrate.checkpoints.ckpt import compare, open_side
 
     mapping = _name_map(name_map)
     a = _ckpt_call(lambda: open_side(old, slots, everything))
@@ -731,7 +731,7 @@ def ckpt_convert(
 ) -> None:
     """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
     _needs_tf()
-    from migrate.ckpt import convert_model, convert_plain, convert_to_tf1, open_side
+    from migrate.checkpoints.ckpt import convert_model, convert_plain, convert_to_tf1, open_side
 
     mapping = _name_map(name_map)
     if to not in ("tf1", "tf2"):
@@ -794,7 +794,7 @@ def verify(
     status = _verify_status()
     try:
         if program:
-            from migrate.verify_program import verify_program
+            from migrate.verify.programs import verify_program
 
             if inputs or grads or kwarg:
                 fail("--program compares whole programs: --input, --grads and --arg do not apply")
@@ -838,7 +838,7 @@ def _verify_status():
 
     from rich.console import Console
 
-    import migrate.verify
+    import migrate.verify.models
 
     status = Console(stderr=True).status("verify: starting")
     started = time.monotonic()
@@ -846,7 +846,7 @@ def _verify_status():
     def progress(what: str) -> None:
         status.update(f"verify: the {what} run (started at {time.monotonic() - started:.0f} s)")
 
-    migrate.verify.PROGRESS = progress
+    migrate.verify.models.PROGRESS = progress
     status.start()
     return status
 

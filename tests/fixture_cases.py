@@ -12,8 +12,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "fixtures")
 sys.path.insert(0, os.path.dirname(HERE))
 
-from migrate.engine import transform  # noqa: E402
-from migrate.rule import all_rules  # noqa: E402
+from migrate.codemod.engine import transform  # noqa: E402
+from migrate.codemod.rule import all_rules  # noqa: E402
 
 
 def cases():

@@ -9,8 +9,8 @@ import textwrap
 
 import pytest
 
-from migrate.engine import transform
-from migrate.rule import all_rules
+from migrate.codemod.engine import transform
+from migrate.codemod.rule import all_rules
 
 TF1_SOURCES = {
     "graph_training.py": """

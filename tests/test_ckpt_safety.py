@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 pytest.importorskip("tensorflow")
 import tensorflow as tf  # noqa: E402
 
-from migrate.bundle import Bundle, _mask, _Table, _varint  # noqa: E402
-from migrate.ckpt import CkptError, compare, open_side, verify_side  # noqa: E402
-from migrate.names import NameMap  # noqa: E402
+from migrate.checkpoints.bundle import Bundle, _mask, _Table, _varint  # noqa: E402
+from migrate.checkpoints.ckpt import CkptError, compare, open_side, verify_side  # noqa: E402
+from migrate.checkpoints.names import NameMap  # noqa: E402
 from test_ckpt import cli  # noqa: E402
 
 v1 = tf.compat.v1

@@ -245,8 +245,8 @@ def test_names_file_written_next_to_migrated_script(tmp_path, cache):
 
 
 def test_codemod_never_imports_tensorflow():
-    code = ("import sys, migrate.cli, migrate.engine, migrate.runner\n"
-            "from migrate.rule import all_rules\nall_rules()\n"
+    code = ("import sys, migrate.cli, migrate.codemod.engine, migrate.codemod.runner\n"
+            "from migrate.codemod.rule import all_rules\nall_rules()\n"
             "assert 'tensorflow' not in sys.modules and 'keras' not in sys.modules, 'tf imported'\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr

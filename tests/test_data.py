@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from migrate.tables import upgrade_tables
+from migrate.codemod.tables import upgrade_tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -27,7 +27,7 @@ def test_tables_hold_what_the_rules_need():
     assert tables["keyword_renames"]["tf.argmax"]["dimension"] == "axis"
     assert "tf.where" in tables["tf2_symbols_set"]  # valid TF2 too: renamed only in TF1 files
     assert "tf.Session" not in tables["tf2_symbols_set"]
-    from migrate.tables import PATH
+    from migrate.codemod.tables import PATH
 
     with open(PATH, encoding="utf-8") as handle:
         assert isinstance(json.load(handle), dict)  # plain data

@@ -1,6 +1,6 @@
 """Rules working together in one pass."""
-from migrate.engine import transform
-from migrate.rule import all_rules
+from migrate.codemod.engine import transform
+from migrate.codemod.rule import all_rules
 
 
 def test_two_rules_asking_for_the_shim_decorator_add_it_once():

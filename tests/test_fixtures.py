@@ -5,7 +5,7 @@ import libcst as cst
 import pytest
 
 from fixture_cases import FIXTURES, cases, render_findings, run
-from migrate.rule import all_rules
+from migrate.codemod.rule import all_rules
 
 CASES = list(cases())
 

@@ -4,8 +4,8 @@ import textwrap
 import libcst as cst
 import pytest
 
-from migrate.engine import FileContext, _Walker
-from migrate.rule import Rule
+from migrate.codemod.engine import FileContext, _Walker
+from migrate.codemod.rule import Rule
 
 
 class Probe(Rule):

@@ -117,7 +117,7 @@ def test_a_bad_rules_index_is_not_trusted(tmp_path, cache, index):
 def test_a_file_changed_after_reading_is_not_overwritten(tmp_path):
     """#10: a file is replaced only if it still holds what was read."""
     from migrate.cli import _write_outputs
-    from migrate.runner import FileReport
+    from migrate.codemod.runner import FileReport
 
     f = write(tmp_path / "m.py", "edited by the user meanwhile\n")
     report = FileReport(str(f), new=b"x = 1\n", raw=b"what the run read\n")
@@ -235,8 +235,8 @@ def damaged(data: bytes, how) -> bytes:
 
 
 def _run_one(path, use_cache=False, cache_dir=None):
-    from migrate.rule import select_codes
-    from migrate.runner import run, validate
+    from migrate.codemod.rule import select_codes
+    from migrate.codemod.runner import run, validate
 
     if cache_dir:
         os.environ["TF_MIGRATE_CACHE_DIR"] = str(cache_dir)

@@ -1,9 +1,9 @@
 """TFM101: TF1 symbols renamed or moved in TF2 (tables generated from tf_upgrade_v2)."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import SymbolRule
-from migrate.tables import owned_by_rules, shim_exports, upgrade_tables
+from migrate.codemod import needles
+from migrate.codemod.rule import SymbolRule
+from migrate.codemod.tables import owned_by_rules, shim_exports, upgrade_tables
 
 # tf.compat.v1.nn.rnn_cell fails under Keras 3 (TF 2.21); shims.contrib.rnn has its classes
 RNN_CELL = "tf.compat.v1.nn.rnn_cell."

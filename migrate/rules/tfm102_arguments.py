@@ -3,10 +3,10 @@ import re
 
 import libcst as cst
 
-from migrate.cstutil import arg, code
-from migrate import needles
-from migrate.rule import Rule
-from migrate.tables import upgrade_tables
+from migrate.codemod.cstutil import arg, code
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.tables import upgrade_tables
 
 
 class ArgumentChanges(Rule):

@@ -3,9 +3,9 @@ import re
 
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.tables import owned_by_rules, upgrade_tables
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.tables import owned_by_rules, upgrade_tables
 
 
 class BehaviourChanges(Rule):

@@ -1,8 +1,8 @@
 """TFM104: enable_eager_execution() calls (eager is TF2's default)."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
 from migrate.rules.tfm501_session_programs import SESSION_NEEDLE
 
 ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",

@@ -3,11 +3,11 @@ import functools
 
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import code
-from migrate.rule import SymbolRule
+from migrate.codemod import needles
+from migrate.codemod.cstutil import code
+from migrate.codemod.rule import SymbolRule
 from migrate.rules.tfm110_estimator import target as estimator_target
-from migrate.tables import shim_exports, upgrade_tables
+from migrate.codemod.tables import shim_exports, upgrade_tables
 
 # contrib modules whose replacement is a shims module: a name moves there when that
 # module's __all__ (read from shims/, never typed here) has it

@@ -2,10 +2,10 @@
 system per file; files that already write TF2 summaries get the TF2 form."""
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import arg
-from migrate.rule import SymbolRule
-from migrate.tables import upgrade_tables
+from migrate.codemod import needles
+from migrate.codemod.cstutil import arg
+from migrate.codemod.rule import SymbolRule
+from migrate.codemod.tables import upgrade_tables
 
 # TF1 parameters after `name` -> whether TF2 has them (as keywords)
 OPS = {

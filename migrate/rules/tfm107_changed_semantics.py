@@ -1,9 +1,9 @@
 """TFM107: TF1 calls whose TF2 namesake means something else."""
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import arg
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.cstutil import arg
+from migrate.codemod.rule import Rule
 
 
 def _simple(node: cst.BaseExpression) -> bool:

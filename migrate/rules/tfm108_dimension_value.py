@@ -3,9 +3,9 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import call, code
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.cstutil import call, code
+from migrate.codemod.rule import Rule
 
 VALUE = needles.Needle((".value",), r"\.value\b")
 
@@ -55,7 +55,7 @@ sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
         """Names every assignment of which is a shape (``shape = x.get_shape()``); found
         on first need (most files never ask), with one plain walk."""
         if self._shapes is None:
-            from migrate.cstutil import nodes_of
+            from migrate.codemod.cstutil import nodes_of
 
             shapes: Set[str] = set()
             others: Set[str] = set()

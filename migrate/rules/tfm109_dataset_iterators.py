@@ -1,9 +1,9 @@
 """TFM109: TF1 Dataset methods removed in TF2 (iterators, output_types/shapes)."""
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import call
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.cstutil import call
+from migrate.codemod.rule import Rule
 
 METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
            "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}

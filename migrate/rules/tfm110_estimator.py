@@ -3,8 +3,8 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import SymbolRule
+from migrate.codemod import needles
+from migrate.codemod.rule import SymbolRule
 
 # what shims.estimator provides, by TF1 name prefix -> its name there
 SUPPORTED = {

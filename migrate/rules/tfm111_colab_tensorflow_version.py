@@ -1,8 +1,8 @@
 """TFM111: Colab's `%tensorflow_version 1.x` (a TF1 runtime Colab no longer has)."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
 
 
 def _magic_call(node: cst.BaseExpression):

@@ -1,9 +1,9 @@
 """TFM112: tensorflow.examples.tutorials (the MNIST reader) is gone from TF 2."""
 import libcst as cst
 
-from migrate.cstutil import code
-from migrate.needles import Needle
-from migrate.rule import SymbolRule
+from migrate.codemod.cstutil import code
+from migrate.codemod.needles import Needle
+from migrate.codemod.rule import SymbolRule
 
 OLD = "tensorflow.examples.tutorials"
 NEW = "shims.tutorials"

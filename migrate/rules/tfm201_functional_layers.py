@@ -4,11 +4,11 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.cstutil import arg, call, code, fresh_name, names_read, string_value
-from migrate.resolver import local_names
-from migrate import needles
-from migrate.keras_weights import add_shim_decorator, is_keras_class
-from migrate.rule import Rule
+from migrate.codemod.cstutil import arg, call, code, fresh_name, names_read, string_value
+from migrate.codemod.resolver import local_names
+from migrate.codemod import needles
+from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
+from migrate.codemod.rule import Rule
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",

@@ -1,6 +1,6 @@
 """TFM202: TF1 layer classes (tf.layers.Dense, tf.layers.Layer, ...) -> tf.keras.layers."""
-from migrate import needles
-from migrate.rule import SymbolRule
+from migrate.codemod import needles
+from migrate.codemod.rule import SymbolRule
 
 # tf.layers class -> its tf.keras.layers name (the TF1 classes subclass these)
 CLASSES = {

@@ -3,11 +3,11 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrate.cstutil import code, string_value
-from migrate.cstutil import fresh_name
-from migrate.keras_weights import is_layer_call, is_variable_call
-from migrate import needles
-from migrate.rule import Rule
+from migrate.codemod.cstutil import code, string_value
+from migrate.codemod.cstutil import fresh_name
+from migrate.codemod.keras_weights import is_layer_call, is_variable_call
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
 from migrate.rules.tfm302_raw_variables import CALL_METHODS, owner_method, self_name
 
 

@@ -1,10 +1,10 @@
 """TFM302: raw tf.Variable on a Keras layer/model -> self.add_weight."""
 import libcst as cst
 
-from migrate.cstutil import string_value
-from migrate.keras_weights import add_weight, is_keras_class, is_variable_call, variable_arguments
-from migrate import needles
-from migrate.rule import Rule
+from migrate.codemod.cstutil import string_value
+from migrate.codemod.keras_weights import add_weight, is_keras_class, is_variable_call, variable_arguments
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
 
 CALL_METHODS = {"call", "__call__"}
 

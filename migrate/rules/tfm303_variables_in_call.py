@@ -4,11 +4,11 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate.cstutil import NameReads, code
-from migrate.keras_weights import add_weight, is_variable_call, variable_arguments
-from migrate.resolver import local_names
-from migrate import needles
-from migrate.rule import Rule
+from migrate.codemod.cstutil import NameReads, code
+from migrate.codemod.keras_weights import add_weight, is_variable_call, variable_arguments
+from migrate.codemod.resolver import local_names
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
 from migrate.rules.tfm302_raw_variables import owner_method, self_name
 
 

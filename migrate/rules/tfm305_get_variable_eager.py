@@ -1,11 +1,11 @@
 """TFM305: tf.compat.v1.get_variable in eager TF2 code outside a shim scope."""
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import code
-from migrate.keras_weights import add_shim_decorator
-from migrate.rule import Rule
-from migrate.traced import is_keras_call, tf_function_decorator
+from migrate.codemod import needles
+from migrate.codemod.cstutil import code
+from migrate.codemod.keras_weights import add_shim_decorator
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import is_keras_call, tf_function_decorator
 
 GET_VARIABLE = {"tensorflow.compat.v1.get_variable", "tensorflow.get_variable",
                 "tensorflow.compat.v1.layers.Layer.add_weight"}

@@ -1,10 +1,10 @@
 """TFM401: Python side effects in traced code run only while tracing."""
 import libcst as cst
 
-from migrate.resolver import local_names
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import traced_function, where
+from migrate.codemod.resolver import local_names
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import traced_function, where
 
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "add", "discard",
             "setdefault", "popitem", "sort", "reverse"}

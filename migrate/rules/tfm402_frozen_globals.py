@@ -1,10 +1,10 @@
 """TFM402: globals read in a tf.function are frozen at trace time."""
 import libcst as cst
 
-from migrate.resolver import local_names
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import module_facts, traced_function, where
+from migrate.codemod.resolver import local_names
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import module_facts, traced_function, where
 
 
 class FrozenGlobals(Rule):

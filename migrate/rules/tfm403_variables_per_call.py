@@ -3,11 +3,11 @@ import re
 
 import libcst as cst
 
-from migrate.cstutil import code
-from migrate.keras_weights import is_layer_call, is_variable_call
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import is_keras_call, traced_function, where
+from migrate.codemod.cstutil import code
+from migrate.codemod.keras_weights import is_layer_call, is_variable_call
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import is_keras_call, traced_function, where
 
 
 class VariablesPerCall(Rule):

@@ -1,9 +1,9 @@
 """TFM404: Python values from a loop passed to a tf.function retrace it every call."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import has_input_signature, module_facts
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import has_input_signature, module_facts
 
 
 def _names(target: cst.BaseExpression) -> set:
@@ -68,7 +68,7 @@ for i in tf.range(10):
         func = facts.tf_functions.get(node.func.value)
         if func is None or self.ctx.resolver.is_shadowed(node.func.value):
             return
-        from migrate.traced import tf_function_decorator
+        from migrate.codemod.traced import tf_function_decorator
 
         if has_input_signature(tf_function_decorator(self.ctx, func)):
             return

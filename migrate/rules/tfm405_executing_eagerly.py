@@ -1,9 +1,9 @@
 """TFM405: tf.executing_eagerly() in traced code is False."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import traced_function, where
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import traced_function, where
 
 
 class ExecutingEagerly(Rule):

@@ -1,9 +1,9 @@
 """TFM407: Python loops over Python data unroll inside a tf.function."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import module_facts, tf_function_decorator, traced_function
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import module_facts, tf_function_decorator, traced_function
 
 UNROLL_WARN = 20  # range(N) with a literal N at least this large
 

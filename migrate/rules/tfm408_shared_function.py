@@ -3,9 +3,9 @@ from typing import Dict
 
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import module_facts
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import module_facts
 
 
 class SharedFunction(Rule):

@@ -1,9 +1,9 @@
 """TFM409: a tf.function that calls itself."""
 import libcst as cst
 
-from migrate import needles
-from migrate.rule import Rule
-from migrate.traced import tf_function_decorator
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+from migrate.codemod.traced import tf_function_decorator
 
 
 class RecursiveFunction(Rule):

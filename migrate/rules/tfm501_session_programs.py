@@ -5,9 +5,9 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from migrate import needles
-from migrate.cstutil import NameReads, code, fresh_name
-from migrate.rule import Rule
+from migrate.codemod import needles
+from migrate.codemod.cstutil import NameReads, code, fresh_name
+from migrate.codemod.rule import Rule
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}

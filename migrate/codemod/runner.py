@@ -12,9 +12,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from migrate.cache import Cache
-from migrate.errors import EngineError
-from migrate.files import migrate_notebook, migrate_python, notebook_lines
+from migrate.codemod.cache import Cache
+from migrate.codemod.errors import EngineError
+from migrate.codemod.files import migrate_notebook, migrate_python, notebook_lines
 
 PREFILTER = (b"tensorflow", b"keras")  # files mentioning neither are never parsed
 
@@ -37,8 +37,8 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
                          "encoding; convert the file to migrate it"}
     if not any(word in raw for word in PREFILTER):
         return {"new": None, "findings": [], "names": {}, "error": None}
-    from migrate.engine import transform  # libcst: only when a file must be parsed
-    from migrate.rule import all_rules
+    from migrate.codemod.engine import transform  # libcst: only when a file must be parsed
+    from migrate.codemod.rule import all_rules
 
     registry = all_rules()
     rules = [registry[c] for c in codes]
@@ -84,7 +84,7 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
     import ast
     import json
 
-    from migrate.files import decode
+    from migrate.codemod.files import decode
 
     if not isinstance(result, dict) or not {"new", "findings", "names", "error"} <= set(result):
         return "malformed result"

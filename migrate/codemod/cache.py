@@ -26,7 +26,7 @@ def salt() -> str:
     global _SALT
     if _SALT is None:
         digest = hashlib.sha256(__version__.encode())
-        root = os.path.dirname(os.path.abspath(__file__))
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the migrate package
         import importlib.util
 
         shims = importlib.util.find_spec("shims")  # rules read shims/contrib's export lists

@@ -94,7 +94,7 @@ def _tf1_only_names() -> frozenset:
     """TF1 names TensorFlow's upgrade tables move because TF 2 has no such name."""
     global _TF1_ONLY
     if _TF1_ONLY is None:
-        from migrate.tables import upgrade_tables
+        from migrate.codemod.tables import upgrade_tables
 
         tables = upgrade_tables()
         names = set(tables["symbol_renames"]) | set(tables.get("module_renames", {}))

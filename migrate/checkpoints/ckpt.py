@@ -10,8 +10,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from migrate.bundle import STREAM
-from migrate.names import NameMap, is_bookkeeping, is_global_step, is_slot, is_tf1_slot, match_names
+from migrate.checkpoints.bundle import STREAM
+from migrate.checkpoints.names import NameMap, is_bookkeeping, is_global_step, is_slot, is_tf1_slot, match_names
 
 
 class CkptError(Exception):
@@ -51,7 +51,7 @@ class Side:
     read: Callable[[str], object] = None
     skipped: List[str] = field(default_factory=list)
     everything: List[str] = field(default_factory=list)  # every stored key, skipped ones too
-    bundle: object = None  # a migrate.bundle.Bundle when read without TensorFlow
+    bundle: object = None  # a migrate.checkpoints.bundle.Bundle when read without TensorFlow
     steps: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # global steps, held apart
 
     @property
@@ -83,7 +83,7 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     prefix = _prefix(path)
     if not (os.path.exists(prefix + ".index") or os.path.exists(prefix)):
         raise CkptError(f"{path}: no such checkpoint (expected {prefix}.index)")
-    from migrate.bundle import Bundle, BundleError, Unsupported
+    from migrate.checkpoints.bundle import Bundle, BundleError, Unsupported
 
     bundle = None
     try:
@@ -128,7 +128,7 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
 def verify_side(side: Side, done=()) -> None:
     """Check every stored tensor not in ``done`` (CRC32C with the bundle reader, a full
     read with TensorFlow's): a comparison is only OK for checkpoints that load whole."""
-    from migrate.bundle import BundleError
+    from migrate.checkpoints.bundle import BundleError
 
     done = set(done)
     for key in side.everything:
@@ -276,7 +276,7 @@ def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: flo
 
     import numpy as np
 
-    from migrate.bundle import BundleError
+    from migrate.checkpoints.bundle import BundleError
 
     dtype = old.bundle.numpy_dtype(okey)
     free: "queue.Queue" = queue.Queue()
@@ -358,7 +358,7 @@ def convert_plain(old: Side, out: str) -> str:
 CONVERT_MODEL = r"""
 import json, os, sys, warnings
 cfg = json.loads(os.environ["TFM_CONVERT"])
-from migrate.ckpt import CkptError, load_factory
+from migrate.checkpoints.ckpt import CkptError, load_factory
 try:
     factory = load_factory(cfg["model"])  # its imports choose the Keras generation ("auto")
     import tensorflow as tf
@@ -369,7 +369,7 @@ try:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         import shims
-    from migrate.names import NameMap
+    from migrate.checkpoints.names import NameMap
     model = factory()
     if not shims.tracked_variables(model):
         raise CkptError("the model has no variables yet: build or call it inside the factory")
@@ -428,7 +428,7 @@ def _write(checkpoint, out: str) -> str:
 def convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
     """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1)."""
     tf = _tf()
-    from migrate.names import tf1_name
+    from migrate.checkpoints.names import tf1_name
 
     names = {}
     for key in new.variables:

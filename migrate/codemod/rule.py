@@ -2,7 +2,7 @@
 
 A rule is a class in its own file under ``migrate/rules/`` with a stable code.
 It defines ``visit_<Node>``/``leave_<Node>`` methods like a libcst visitor,
-reads the tree through ``self.ctx`` (see ``migrate.engine.FileContext``) and
+reads the tree through ``self.ctx`` (see ``migrate.codemod.engine.FileContext``) and
 records findings with ``self.report(...)``. A finding may carry edits; the
 engine applies every edit of a file in one pass and manages imports.
 """
@@ -81,7 +81,7 @@ class Rule:
     @classmethod
     def applies(cls, text: str, memo: Optional[dict] = None) -> bool:
         """Can this rule fire on ``text``? ``memo`` shares needle results between rules."""
-        from migrate.needles import TF1_CODE
+        from migrate.codemod.needles import TF1_CODE
 
         needles = () if cls.needle is None else (
             cls.needle if isinstance(cls.needle, tuple) else (cls.needle,))
@@ -116,7 +116,7 @@ class SymbolRule(Rule):
         self._maybe(node)
 
     def _maybe(self, node) -> None:
-        from migrate.cstutil import is_chain_part
+        from migrate.codemod.cstutil import is_chain_part
 
         if self.ctx.in_import or is_chain_part(node, self.ctx.parent()):
             return
@@ -157,7 +157,7 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
     import os
     import re
 
-    from migrate.cache import cache_dir, salt, write_json
+    from migrate.codemod.cache import cache_dir, salt, write_json
 
     path = os.path.join(cache_dir(), f"rules-{salt()[:16]}.json")
     if use_cache:

@@ -38,7 +38,7 @@ def as_json(findings: List[dict], errors: List[dict], summary: Dict) -> str:
 
 
 def as_sarif(findings: List[dict], errors: List[dict]) -> str:
-    from migrate.rule import all_rules
+    from migrate.codemod.rule import all_rules
 
     rules = all_rules()
     used = sorted({f["code"] for f in findings})

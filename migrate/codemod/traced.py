@@ -9,7 +9,7 @@ from typing import Dict, Optional, Set
 
 import libcst as cst
 
-from migrate.keras_weights import is_keras_class
+from migrate.codemod.keras_weights import is_keras_class
 
 FUNCTION_NAMES = {"tensorflow.function", "tensorflow.compat.v1.function",
                   "tensorflow.compat.v2.function", "tensorflow.contrib.eager.defun",

@@ -14,10 +14,10 @@ from typing import Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrate.cstutil import child_fields as _child_fields, names_read
-from migrate.errors import EngineError
-from migrate.resolver import Resolver, keras_name, local_names, v1name
-from migrate.rule import Finding, Rule
+from migrate.codemod.cstutil import child_fields as _child_fields, names_read
+from migrate.codemod.errors import EngineError
+from migrate.codemod.resolver import Resolver, keras_name, local_names, v1name
+from migrate.codemod.rule import Finding, Rule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
@@ -60,7 +60,7 @@ class FileContext:
         if alias is None:  # e.g. only `import tensorflow.compat.v1 as tf`: pick a free name
             alias = self.shared.get("new_tf_alias")
             if alias is None:
-                from migrate.cstutil import fresh_name, identifiers
+                from migrate.codemod.cstutil import fresh_name, identifiers
 
                 taken = self.shared.get("identifiers")
                 if taken is None:  # once per file: a walk of the whole module
@@ -73,7 +73,7 @@ class FileContext:
     def is_tf1_file(self) -> bool:
         """Does the file use TF1-only APIs? Decides calls that are valid in both TF1 and
         TF2 but mean different things (tf.nn.dropout's second argument, ...)."""
-        from migrate.needles import tf1_meaning
+        from migrate.codemod.needles import tf1_meaning
 
         hit = self.shared.get("tf1_file")
         if hit is None:

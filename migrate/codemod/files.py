@@ -17,7 +17,7 @@ import tokenize
 from dataclasses import dataclass
 from typing import Dict, Callable, List, Optional, Sequence, Tuple
 
-from migrate.errors import EngineError
+from migrate.codemod.errors import EngineError
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}

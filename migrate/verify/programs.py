@@ -137,7 +137,7 @@ def _close(a: float, b: float, rtol: float, atol: float) -> bool:
 
 
 def _variables(prefix: str) -> Dict[str, object]:
-    from migrate.bundle import Bundle
+    from migrate.checkpoints.bundle import Bundle
 
     if not os.path.exists(prefix + ".index"):
         return {}

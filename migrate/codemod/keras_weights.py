@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.cstutil import arg, call, fresh_name
+from migrate.codemod.cstutil import arg, call, fresh_name
 
 KERAS_BASES = {"keras.layers.Layer", "keras.Model", "keras.models.Model", "keras.Sequential",
                "keras.models.Sequential", "keras.engine.base_layer.Layer"}
@@ -156,7 +156,7 @@ def add_weight(ctx, finding, values: dict, owner: cst.BaseExpression, label: str
 
 def add_shim_decorator(ctx, finding, method: cst.FunctionDef) -> None:
     """Give a Keras method ``@shims.track_tf1_style_variables`` once, whichever rules ask."""
-    from migrate.cstutil import code
+    from migrate.codemod.cstutil import code
 
     if any("track_tf1_style_variables" in code(d.decorator) for d in method.decorators):
         return

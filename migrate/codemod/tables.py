@@ -5,7 +5,8 @@ import functools
 import json
 import os
 
-PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf_upgrade_v2.json")
+PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data",
+                    "tf_upgrade_v2.json")
 
 
 @functools.lru_cache(maxsize=None)
