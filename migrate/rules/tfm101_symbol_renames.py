@@ -3,8 +3,11 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
+from migrate.rules.tfm103_tf_warnings import fine_in_tf2
 from migrate.codemod.tables import owned_by_rules, shim_exports, upgrade_tables
 
+# TF1 call forms TF2's function of the same name rejects (TFM103 knows the TF2 forms)
+TF1_FORMS = ("tf.name_scope", "tf.device")
 # tf.compat.v1.nn.rnn_cell fails under Keras 3 (TF 2.21); shims.contrib.rnn has its classes
 RNN_CELL = "tf.compat.v1.nn.rnn_cell."
 
@@ -42,6 +45,15 @@ with tf.compat.v1.variable_scope("encoder"):
             return  # compat.v1 code already names the TF1 API explicitly
         old = ctx.v1(node)
         if not old or owned_by_rules(old):
+            return
+        parent = ctx.parent()
+        if old in TF1_FORMS and isinstance(parent, cst.Call) and parent.func is node \
+                and not fine_in_tf2(old, parent):
+            # tf.name_scope(None, "default", values) / tf.device(fn): TF1's forms, which the
+            # compat.v1 function keeps
+            finding = self.report(node, f"{old}({', '.join('...' for _ in parent.args)}) is TF1's "
+                                        f"form; tf.compat.v1.{old[3:]} keeps it")
+            finding.replace(node, ctx.tf(finding, "compat.v1." + old[len("tf."):]))
             return
         tables = upgrade_tables()
         renames = {**tables.get("module_renames", {}), **tables["symbol_renames"]}

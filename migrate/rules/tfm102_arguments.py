@@ -77,7 +77,9 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
                     notes.append(f"argument {position} is now {name}=")
             if keyword is not None and keyword in renames:
                 if renames[keyword] is None:
-                    notes.append(f"{keyword}= is gone in TF2 and was dropped")
+                    why = tables["arg_warnings"].get(old, {}).get(keyword)
+                    notes.append(f"{keyword}= is gone in TF2 and was dropped"
+                                 + (f" ({why.rstrip('.')})" if why else ""))
                     plan.append(None)
                     continue
                 notes.append(f"{keyword}= is {renames[keyword]}= in TF2")

@@ -14,14 +14,17 @@ class BehaviourChanges(Rule):
     summary = "call whose behaviour changed in TF2; review by hand"
     explanation = """
 TensorFlow's upgrade tables list calls whose meaning changed in TF2 in ways no rename can
-fix (a removed argument with a value, different defaults, a custom transform that
-tf_upgrade_v2 applies). Each such call is reported with TensorFlow's own message.
+fix (different defaults, a custom transform that tf_upgrade_v2 applies). Each such call is
+reported once, with TensorFlow's own message, and only where the call is not fine in TF2
+as written (`tf.zeros_like(x)` is). Arguments TF2 removed are TFM102's, and TF1 forms of
+`tf.name_scope`/`tf.device` TFM101's: they fix the call and their message carries
+TensorFlow's note, so a call is never reported twice.
 """
     before = """
-y = tf.cond(pred, f1, f2, strict=True)
+y = tf.zeros_like(x, optimize=False)
 """
     after = """
-y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
+y = tf.zeros_like(x, optimize=False)  # reported: tf_upgrade_v2 transforms this call
 """
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -44,19 +47,21 @@ y = tf.cond(pred, f1, f2)  # strict= is gone: tf.cond behaves as if strict=True
                 message = None  # whole-function notes describe TF1 code
         if message:
             self.report(node, f"{old}: {message}")
+        renamed = tables["keyword_renames"].get(old, {})
         for a in node.args:
-            if a.keyword is not None:
+            if a.keyword is not None and a.keyword.value not in renamed:  # TFM102 fixes those
                 warn = tables["arg_warnings"].get(old, {}).get(a.keyword.value)
                 if warn:
                     self.report(a, f"{old}: {warn.replace('<function name>', old)}")
         if old in tables["transformed"] and not message and self.ctx.is_tf1_file() \
-                and not fine_in_tf2(old, node):
+                and old not in TRANSFORM_NOTES and not fine_in_tf2(old, node):
             self.report(node, TRANSFORM_NOTES.get(old) or
                         f"{old} changed in TF2 (tf_upgrade_v2 rewrites it with a custom "
                         "transform); check the call against the TF2 API")
 
 
-# what to do for the transformed calls fine_in_tf2 knows the TF2 form of
+# transformed calls whose TF1 forms TFM101 moves to tf.compat.v1 (fine_in_tf2 knows their
+# TF2 forms)
 TRANSFORM_NOTES = {
     "tf.name_scope": "tf.name_scope(name, default_name, values) is TF1's form; TF2's tf.name_scope "
                      "takes one name (not None): use tf.compat.v1.name_scope for this call",

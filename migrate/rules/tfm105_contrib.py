@@ -77,11 +77,12 @@ def _module_move(name: str):
 HINTS = {
     "tf.contrib.slim": "the tf-slim package (import tf_slim as slim)",
     "tf.contrib.rnn": "shims.contrib.rnn (the TF1 cells and wrappers) or tf.keras.layers (LSTMCell, GRUCell, RNN)",
-    "tf.contrib.layers": "tf.keras.layers",
-    "tf.contrib.eager": "the same names under tf (eager is TF2's default)",
+    "tf.contrib.layers": "shims.contrib.layers (contrib.layers' functions), tf.keras.layers or "
+                         "tf.feature_column",
+    "tf.contrib.eager": "shims.contrib.eager, or the same names under tf (eager is TF2's default)",
     "tf.contrib.distribute": "tf.distribute",
     "tf.contrib.data": "tf.data.experimental",
-    "tf.contrib.framework": "tf.nest / tf.compat.v1.train (see the TF2 API)",
+    "tf.contrib.framework": "shims.contrib.framework (arg_scope, variable helpers) or tf.nest",
     "tf.contrib.seq2seq": "tensorflow-addons' seq2seq (archived) or your own Keras code",
     "tf.contrib.tpu": "tf.distribute.TPUStrategy",
     "tf.contrib.summary": "tf.summary",
