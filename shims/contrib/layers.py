@@ -33,7 +33,7 @@ __all__ = [
     "l1_regularizer", "l2_regularizer", "l1_l2_regularizer", "sum_regularizer",
     "apply_regularization",
     # optimizers and summaries
-    "optimize_loss", "summarize_tensor", "summarize_activation", "summarize_tensors",
+    "optimize_loss", "OPTIMIZER_CLS_NAMES", "OPTIMIZER_SUMMARIES", "summarize_tensor", "summarize_activation", "summarize_tensors",
     "summarize_collection", "summarize_variables", "summarize_weights", "summarize_biases",
     "summarize_activations",
 ]
