@@ -32,13 +32,15 @@ SLIM_BROKEN = ("batch_norm", "layers.batch_norm", "layers.layers.batch_norm")
 
 
 def shim_target(name: str):
-    """``contrib.batch_norm`` for ``tf.contrib.layers.batch_norm``, else None."""
-    module, _, leaf = name.rpartition(".")
-    shim = SHIM_MODULES.get(module)
-    if shim is None:
-        return None
-    if any(leaf in shim_exports(m) for m in EXPORTS.get(shim, (shim,))):
-        return f"{shim}.{leaf}"
+    """``contrib.batch_norm`` for ``tf.contrib.layers.batch_norm`` (and
+    ``contrib.rnn.LSTMBlockCell.__init__`` for an attribute of an exported name), else None."""
+    for module, shim in SHIM_MODULES.items():
+        if not name.startswith(module + "."):
+            continue
+        rest = name[len(module) + 1:]
+        leaf = rest.split(".")[0]
+        if any(leaf in shim_exports(m) for m in EXPORTS.get(shim, (shim,))):
+            return f"{shim}.{rest}"
     return None
 
 
