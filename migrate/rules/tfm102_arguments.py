@@ -45,7 +45,7 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
         ambiguous = set(tables["tf2_keywords"].get(old, ()))
         renames = {k: v for k, v in tables["keyword_renames"].get(old, {}).items()
                    if tf1 or k not in ambiguous}
-        removed = _removed_parameter(tables, old)
+        removed = removed_parameter(tables, old)
         if removed:
             param, default = removed
             value = _argument(node, param, tables["reorders"].get(old))
@@ -105,7 +105,7 @@ def _apply(call: cst.Call, plan) -> cst.Call:
 REMOVED = re.compile(r"`(\w+)` has been removed from .*?The '(\w+)' \w+ will be used by default")
 
 
-def _removed_parameter(tables, name):
+def removed_parameter(tables, name):
     """(parameter, the value TF2 always uses) when TensorFlow's tables say TF2 removed a
     parameter of ``name`` (embedding lookups' ``partition_strategy``: 'div')."""
     match = REMOVED.search(tables["function_warnings"].get(name or "", ""))

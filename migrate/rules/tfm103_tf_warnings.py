@@ -1,11 +1,10 @@
 """TFM103: TF1 calls whose TF2 behaviour changed (tf_upgrade_v2's warnings)."""
-import re
-
 import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
 from migrate.codemod.tables import owned_by_rules, upgrade_tables
+from migrate.rules.tfm102_arguments import removed_parameter
 
 
 class BehaviourChanges(Rule):
@@ -40,9 +39,8 @@ y = tf.zeros_like(x, optimize=False)  # reported: tf_upgrade_v2 transforms this 
         message = tables["function_warnings"].get(old)
         if message:
             message = message.replace("<function name>", old)
-            about = ARGUMENT_NOTE.match(message)
-            if about:  # "`partition_strategy` has been removed ...": TFM102 fixes the calls
-                message = None  # that pass it (dropped, or tf.compat.v1 for another value)
+            if removed_parameter(tables, old):  # "`partition_strategy` has been removed ...":
+                message = None  # TFM102 fixes the calls that pass it (dropped, or compat.v1)
             elif not self.ctx.is_tf1_file():
                 message = None  # whole-function notes describe TF1 code
         if message:
@@ -68,7 +66,6 @@ TRANSFORM_NOTES = {
     "tf.device": "tf.device with a device function (not a device string) is TF1-only; use "
                  "tf.compat.v1.device for this call",
 }
-ARGUMENT_NOTE = re.compile(r"`(\w+)` has been removed")
 STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
 
 

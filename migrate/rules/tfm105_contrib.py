@@ -20,9 +20,7 @@ SHIM_MODULES = {
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
-MODULE_OBJECTS = {"tf.contrib.layers": "contrib.layers", "tf.contrib.framework": "contrib.framework",
-                  "tf.contrib.rnn": "contrib.rnn", "tf.contrib.training": "contrib.training",
-                  "tf.contrib.eager": "contrib.eager"}
+MODULE_OBJECTS = {name: "contrib." + name.rpartition(".")[2] for name in SHIM_MODULES}
 # contrib parts that moved into TF2 modules: tf.contrib.eager.X -> tf.X when TF 2.21 has tf.X
 MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"}
 # the one eager name whose TF2 spelling differs (TF 1.15's docs: "tfe.defun: use tf.function")
@@ -66,12 +64,14 @@ def moved_target(name: str):
 def _module_move(name: str):
     """A contrib module whose members TensorFlow's tables all move to one TF2 module
     (``tf.contrib.framework.nest.flatten`` -> ``tf.nest.flatten``, ...): that module."""
-    prefix = name + "."
-    homes = {target[:-len(old) + len(prefix)] if target.endswith(old[len(prefix) - 1:]) else None
-             for old, target in upgrade_tables()["symbol_renames"].items() if old.startswith(prefix)}
+    homes = set()
+    for old, target in upgrade_tables()["symbol_renames"].items():
+        if old.startswith(name + "."):
+            member = old[len(name):]  # ".flatten"
+            homes.add(target[:-len(member)] if target.endswith(member) else None)
     if len(homes) != 1 or None in homes:
         return None
-    home = homes.pop().rstrip(".")
+    home = homes.pop()
     return home if home.startswith("tf.") and not home.startswith(("tf.contrib", "tf.compat")) else None
 
 

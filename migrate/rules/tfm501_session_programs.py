@@ -120,6 +120,12 @@ def _ids(node) -> Set[int]:
     return found
 
 
+def _method_args(call: cst.Call):
+    """(parameter, argument) of ``op.run(feed_dict=None, session=None)`` / ``t.eval(...)``."""
+    for index, a in enumerate(call.args):
+        yield (a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(index, 1)]), a
+
+
 def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
     visitor = _Collect(self_name)
     for node in nodes:
@@ -410,8 +416,7 @@ print(program.run("loss", x=data))
     def _method_feeds(call, session, self_name) -> list:
         """The feed arguments of ``op.run(feed_dict, session)`` / ``t.eval(...)``."""
         feeds = []
-        for index, a in enumerate(call.args):
-            name = a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(index, 1)]
+        for name, a in _method_args(call):
             if a.star or name not in ("feed_dict", "session"):
                 raise _Blocked(f".{call.func.attr.value}() with {name}=")
             if name == "session":
@@ -640,10 +645,8 @@ print(program.run("loss", x=data))
     def _run_replacement(program: str, self_name: Optional[str], method: bool = False):
         def rewrite(updated: cst.Call):
             if method:  # op.run(feed_dict) / t.eval(feed_dict): the owner is the fetch
-                fetch, feeds = updated.func.value, [
-                    a for i, a in enumerate(updated.args)
-                    if (a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(i, 1)])
-                    == "feed_dict"]
+                fetch = updated.func.value
+                feeds = [a for name, a in _method_args(updated) if name == "feed_dict"]
             else:
                 fetch, feeds = updated.args[0].value, updated.args[1:]
             parts = [SessionPrograms._names_as_strings(fetch, self_name)]
