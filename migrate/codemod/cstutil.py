@@ -9,9 +9,10 @@ import libcst as cst
 
 def is_chain_part(node: cst.CSTNode, parent: Optional[cst.CSTNode]) -> bool:
     """True for ``tf`` and ``tf.x`` inside ``tf.x.y``, and for attribute/keyword names."""
-    if isinstance(parent, cst.Attribute):
+    kind = type(parent)  # (type checks: isinstance against libcst's ABCs is slow)
+    if kind is cst.Attribute:
         return parent.value is node or parent.attr is node
-    if isinstance(parent, cst.Arg):
+    if kind is cst.Arg:
         return parent.keyword is node
     return False
 
@@ -77,18 +78,36 @@ def nodes_of(root: cst.CSTNode, kind: type):
     """Every node of ``kind`` under ``root``, in source order, by a plain walk over the
     expression and statement fields (libcst's visit() costs several times more)."""
     stack = [root]
+    matches: Dict[type, bool] = {}  # per node class: isinstance against libcst's ABCs is slow
     while stack:
         node = stack.pop()
-        if isinstance(node, kind):
+        node_type = type(node)
+        hit = matches.get(node_type)
+        if hit is None:
+            hit = matches[node_type] = isinstance(node, kind)
+        if hit:
             yield node
         children = []
-        for name in child_fields(type(node)):
+        for name in child_fields(node_type):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                children.extend(v for v in value if is_node(v))
+            elif is_node(value):
                 children.append(value)
-            elif isinstance(value, (tuple, list)):
-                children.extend(v for v in value if isinstance(v, cst.CSTNode))
         stack.extend(reversed(children))
+
+
+_NODE_TYPES: Dict[type, bool] = {}
+
+
+def is_node(value) -> bool:
+    """``isinstance(value, cst.CSTNode)``, memoized by type."""
+    kind = type(value)
+    known = _NODE_TYPES.get(kind)
+    if known is None:
+        known = _NODE_TYPES[kind] = isinstance(value, cst.CSTNode)
+    return known
 
 
 def identifiers(module: cst.Module) -> set:

@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Type
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from migrate.codemod.cstutil import child_fields as _child_fields, names_read
+from migrate.codemod.cstutil import child_fields as _child_fields, is_chain_part, names_read
+from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
+from migrate.codemod.layout import Layout
 from migrate.codemod.resolver import Resolver, keras_name, local_names, v1name
 from migrate.codemod.rule import Finding, Rule
 
@@ -106,23 +107,46 @@ class FileContext:
 
 
 class _Walker:
-    """A read-only walk in source order (libcst's visit() rebuilds every node)."""
+    """A read-only walk in source order (libcst's visit() rebuilds every node). It also
+    records every node's parent, and decides once per Name/Attribute whether it is a
+    whole dotted name for the rules that check those (``SymbolRule``)."""
 
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
+        from migrate.codemod.rule import SymbolRule
+
         self.ctx = ctx
+        self.parents: Dict[int, cst.CSTNode] = {}
+        # kind -> [(method, is a SymbolRule's check)], in rule order
         self.visits: Dict[str, list] = {}
         self.leaves: Dict[str, list] = {}
         for rule in rules:
-            for attr in dir(type(rule)):
+            kind_of_rule = type(rule)
+            for attr in dir(kind_of_rule):
                 if attr.startswith("visit_") and attr.count("_") == 1:
-                    self.visits.setdefault(attr[6:], []).append(getattr(rule, attr))
+                    method = getattr(kind_of_rule, attr)
+                    symbol = isinstance(rule, SymbolRule) and attr in ("visit_Name", "visit_Attribute") \
+                        and method is getattr(SymbolRule, attr)
+                    self.visits.setdefault(attr[6:], []).append(
+                        (rule.check, True) if symbol else (getattr(rule, attr), False))
                 elif attr.startswith("leave_") and attr.count("_") == 1:
                     self.leaves.setdefault(attr[6:], []).append(getattr(rule, attr))
+        self._plans: Dict[type, tuple] = {}
+
+    def _plan(self, kind: type) -> tuple:
+        name = kind.__name__
+        plan = self._plans[kind] = (name, tuple(self.visits.get(name, ())),
+                                    tuple(self.leaves.get(name, ())), _child_fields(kind))
+        return plan
 
     def walk(self, node: cst.CSTNode) -> None:
         ctx = self.ctx
-        ctx.stack.append(node)
-        kind = type(node).__name__
+        stack = ctx.stack
+        parents = self.parents
+        if stack:
+            parents[id(node)] = stack[-1]
+        stack.append(node)
+        plan = self._plans.get(type(node)) or self._plan(type(node))
+        kind, visits, leaves, fields = plan
         if kind == "Import":
             ctx.resolver.add_import(node)
             ctx.in_import += 1
@@ -133,23 +157,34 @@ class _Walker:
             ctx.resolver.push_scope(local_names(node))
         elif kind == "Lambda":
             ctx.resolver.push_scope(p.name.value for p in node.params.params)
-        for method in self.visits.get(kind, ()):
-            method(node)
-        for name in _child_fields(type(node)):
+        if visits:
+            whole = None  # a maximal dotted name outside imports (SymbolRule.check's nodes)
+            for method, symbol in visits:
+                if symbol:
+                    if whole is None:
+                        whole = not ctx.in_import and not is_chain_part(node, stack[-2] if len(stack) > 1 else None)
+                    if whole:
+                        method(node)
+                else:
+                    method(node)
+        for name in fields:
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                self.walk(value)
-            elif isinstance(value, (tuple, list)):
+            if type(value) in _SEQUENCES:
                 for item in value:
-                    if isinstance(item, cst.CSTNode):
+                    if _is_node(item):
                         self.walk(item)
-        for method in self.leaves.get(kind, ()):
+            elif _is_node(value):
+                self.walk(value)
+        for method in leaves:
             method(node)
         if kind in ("FunctionDef", "Lambda"):
             ctx.resolver.pop_scope()
         elif kind in ("Import", "ImportFrom"):
             ctx.in_import -= 1
-        ctx.stack.pop()
+        stack.pop()
+
+
+_SEQUENCES = (tuple, list)
 
 
 class _Apply(cst.CSTTransformer):
@@ -248,53 +283,6 @@ def _ancestors_of(parents: Dict[int, cst.CSTNode], targets: Set[int]) -> Set[int
     return dirty
 
 
-class _Positions:
-    """Start positions of finding nodes, computed for the top-level statements that hold
-    findings only: each such statement is laid out alone (libcst's PositionProvider on a
-    one-statement module) and placed at the line CPython's parser gives it. Anything
-    this cannot place exactly falls back to the whole-module PositionProvider pass."""
-
-    def __init__(self, module: cst.Module, tree, parents: Dict[int, cst.CSTNode]) -> None:
-        self.module, self.parents = module, parents
-        self.first_lines = _first_lines(module, tree)
-        self.done: Dict[int, tuple] = {}  # id(top statement) -> (mini positions, its copy)
-        self.whole = None
-
-    def __call__(self, node: cst.CSTNode):
-        top = self._top(node)
-        if top is not None and self.first_lines is not None and id(top) in self.first_lines:
-            entry = self.done.get(id(top))
-            if entry is None:
-                alone = top.with_changes(leading_lines=()) if hasattr(top, "leading_lines") else top
-                mini = cst.Module(body=[alone], header=(), footer=(), encoding=self.module.encoding,
-                                  default_indent=self.module.default_indent,
-                                  default_newline=self.module.default_newline)
-                entry = (MetadataWrapper(mini, unsafe_skip_copy=True).resolve(PositionProvider), alone)
-                self.done[id(top)] = entry
-            positions, alone = entry
-            start = positions[alone if node is top else node].start
-            return _Pos(self.first_lines[id(top)] + start.line - 1, start.column)
-        if self.whole is None:
-            self.whole = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        return self.whole[node].start
-
-    def _top(self, node):
-        current = node
-        while True:
-            parent = self.parents.get(id(current))
-            if parent is None:
-                return None
-            if parent is self.module:
-                return current
-            current = parent
-
-
-@dataclass
-class _Pos:
-    line: int
-    column: int
-
-
 def _cpython_tree(source: str):
     import ast
 
@@ -304,29 +292,20 @@ def _cpython_tree(source: str):
         return None
 
 
-def _first_lines(module: cst.Module, tree) -> Optional[Dict[int, int]]:
-    """id(top-level statement) -> the line its code starts on (decorators included,
-    leading comments and blank lines not), from CPython's tree; None without one or if
-    the two parsers do not agree on the statements."""
-    if tree is None:
-        return None
-    body = tree.body
-    out: Dict[int, int] = {}
-    i = 0
-    for stmt in module.body:
-        if i >= len(body):
-            return None
-        node = body[i]
-        decorators = getattr(node, "decorator_list", None)
-        out[id(stmt)] = decorators[0].lineno if decorators else node.lineno
-        i += len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-    return out if i == len(body) else None
-
-
 class _DropImports(cst.CSTTransformer):
+    """Drops the import aliases of ``names``. It visits statements only, and of simple
+    statements only those holding an import (imports are statements, never inside an
+    expression), so every other node is kept as it is."""
+
     def __init__(self, names: Set[str]) -> None:
         super().__init__()
         self.names = names
+
+    def on_visit(self, node) -> bool:
+        kind = type(node)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            return any(type(s) is cst.Import or type(s) is cst.ImportFrom for s in node.body)
+        return kind in _STATEMENT_HOLDERS or isinstance(node, cst.BaseCompoundStatement)
 
     def _local(self, alias: cst.ImportAlias, is_from: bool) -> str:
         if alias.asname is not None:
@@ -355,6 +334,10 @@ class _DropImports(cst.CSTTransformer):
         if not updated_node.body:
             return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
         return updated_node
+
+
+_STATEMENT_HOLDERS = (cst.Module, cst.IndentedBlock, cst.Else, cst.Finally, cst.ExceptHandler,
+                      cst.ExceptStarHandler, cst.MatchCase)
 
 
 def _has_import(module: cst.Module, statement: str) -> bool:
@@ -424,12 +407,25 @@ def _syntax_message(source: str, exc) -> str:
 
 
 def parse(source: str) -> cst.Module:
+    """libcst's tree of ``source``. Nodes are built without libcst's per-node validation
+    (about an eighth of the parse): the parser only builds nodes of valid code, and
+    validation checks nothing else; nodes the rules build are validated as usual."""
+    from libcst._nodes.base import CSTNode
+
+    validate = CSTNode.__post_init__
+    CSTNode.__post_init__ = _no_validation
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise EngineError(_syntax_message(source, exc)) from None
     except RecursionError:
         raise EngineError("too deeply nested to parse") from None
+    finally:
+        CSTNode.__post_init__ = validate
+
+
+def _no_validation(self) -> None:
+    pass
 
 
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
@@ -442,16 +438,18 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     module = parse(source)
     ctx = FileContext(module, path, source)
     instances = [rule(ctx) for rule in rules]
+    walker = _Walker(ctx, instances)
     try:
-        _Walker(ctx, instances).walk(module)
+        walker.walk(module)
     except RecursionError:
         raise EngineError("too deeply nested to analyse") from None
     if not ctx.findings:
         return Outcome(None, [])
 
-    parents = _parent_map(module)
-    tree = _cpython_tree(source)  # parsed once: positions and the unused-import check
-    position = _Positions(module, tree, parents)
+    parents = walker.parents
+    tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
+    layout = Layout(module, source, tree, parents)
+    position = layout.position
     lines = source.splitlines()
     kept: List[Finding] = []
     records: List[dict] = []
@@ -478,24 +476,27 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
         new_module = module.visit(_Apply(fixes, ctx.shared.setdefault("rewritten", {})))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
-    new_source, new_tree = _code(new_module, source)
+    new_source, new_tree = _code(new_module, source, layout)
     bindings = ctx.resolver.bindings
     if bindings:  # imports the fixes left unused go; counted on CPython's fast trees
-        before = _names_read_fast(tree) if tree is not None else names_read(module)
-        after = _names_read_fast(new_tree)
-        orphaned = {n for n in bindings if before[n] > 0 and after[n] == 0}
+        after = _names_read_fast(new_tree, set(bindings))
+        unused = {n for n in bindings if after[n] == 0}
+        before = (_names_read_fast(tree, unused) if tree is not None else names_read(module)) \
+            if unused else {}
+        orphaned = {n for n in unused if before[n] > 0}
         if orphaned:
             new_module = new_module.visit(_DropImports(orphaned))
-            new_source, _ = _code(new_module, source)
+            new_source, _ = _code(new_module, source, layout)
     return Outcome(new_source if new_source != source else None, records, names)
 
 
-def _code(module: cst.Module, source: str):
+def _code(module: cst.Module, source: str, layout: Layout):
     """The module's code and its CPython tree: what is written must parse (checked with
-    CPython's own parser, ~20x faster than a libcst re-parse)."""
+    CPython's own parser, ~20x faster than a libcst re-parse). Statements the fixes kept
+    are taken from the source text (see ``layout``)."""
     import ast
 
-    code = module.code
+    code = layout.code(module)
     if source.endswith("\r") and not code.endswith("\r"):
         code += "\r"  # libcst drops a CR-only file's final CR
     try:
@@ -507,24 +508,40 @@ def _code(module: cst.Module, source: str):
         raise EngineError("too deeply nested to check the rewrite; file left untouched") from None
 
 
-def _names_read_fast(tree):
-    """``cstutil.names_read`` on a CPython tree: names read or bound outside imports,
-    attribute roots included, attribute and keyword names not."""
+def _names_read_fast(tree, wanted: Set[str]):
+    """``cstutil.names_read`` on a CPython tree, for the names in ``wanted``: names read or
+    bound outside imports, attribute roots included, attribute and keyword names not."""
     import ast
     from collections import Counter
 
     uses: Counter = Counter()
-    for node in ast.walk(tree):
+    stack = [tree]
+    pop, push = stack.pop, stack.append
+    name_kind, arg_kind, handler, node_kind = ast.Name, ast.arg, ast.ExceptHandler, ast.AST
+    defs, scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef), (ast.Global, ast.Nonlocal)
+    while stack:  # (a plain stack: ast.walk costs about three times more)
+        node = pop()
         kind = type(node)
-        if kind is ast.Name:
-            uses[node.id] += 1
-        elif kind is ast.arg:
-            uses[node.arg] += 1
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            uses[node.name] += 1
-        elif kind is ast.ExceptHandler and node.name:
-            uses[node.name] += 1
-        elif kind in (ast.Global, ast.Nonlocal):
+        if kind is name_kind:
+            if node.id in wanted:
+                uses[node.id] += 1
+            continue
+        if kind is arg_kind:
+            if node.arg in wanted:
+                uses[node.arg] += 1
+        elif kind in defs or kind is handler:
+            if node.name and node.name in wanted:
+                uses[node.name] += 1
+        elif kind in scopes:
             for name in node.names:
-                uses[name] += 1
+                if name in wanted:
+                    uses[name] += 1
+        for field in node._fields:
+            value = getattr(node, field)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_kind):
+                        push(item)
+            elif isinstance(value, node_kind):
+                push(value)
     return uses

@@ -17,10 +17,10 @@ TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim")
 def dotted(node: cst.BaseExpression) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain, else None."""
     parts: List[str] = []
-    while isinstance(node, cst.Attribute):
+    while type(node) is cst.Attribute:  # (isinstance against libcst's ABCs is slow)
         parts.append(node.attr.value)
         node = node.value
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         parts.append(node.value)
         return ".".join(reversed(parts))
     return None
@@ -84,6 +84,11 @@ class Resolver:
     # -- queries -----------------------------------------------------------
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
         """The full dotted TensorFlow name of ``node`` (``tensorflow.compat.v1.layers.dense``)."""
+        root = node
+        while type(root) is cst.Attribute:
+            root = root.value
+        if type(root) is not cst.Name or root.value not in self.aliases:
+            return None  # most names: not bound by a TensorFlow import
         text = dotted(node)
         if text is None:
             return None
