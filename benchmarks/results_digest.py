@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def one(path: str):
-    from migrate.codemod.rule import select_codes
+    from migrate.codemod.registry import select_codes
     from migrate.codemod.runner import process
 
     with open(path, "rb") as handle:

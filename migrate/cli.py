@@ -93,7 +93,7 @@ def _load_config(paths: List[str]) -> dict:
 
 
 def _codes(select, ignore, config, lint_only, use_cache: bool = True) -> List[str]:
-    from migrate.codemod.rule import rule_index, select_codes
+    from migrate.codemod.registry import rule_index, select_codes
 
     select = _split(select) or _split(_config_list(config, "select"))
     ignore = _split(ignore) + _split(_config_list(config, "ignore"))

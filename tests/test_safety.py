@@ -235,7 +235,7 @@ def damaged(data: bytes, how) -> bytes:
 
 
 def _run_one(path, use_cache=False, cache_dir=None):
-    from migrate.codemod.rule import select_codes
+    from migrate.codemod.registry import select_codes
     from migrate.codemod.runner import run, validate
 
     if cache_dir:

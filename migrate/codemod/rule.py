@@ -148,47 +148,5 @@ def all_rules() -> Dict[str, Type[Rule]]:
     return _REGISTRY
 
 
-def rule_index(use_cache: bool = True) -> Dict[str, bool]:
-    """``{code: runs on lint}`` for every rule, without importing the rules when the
-    cache holds the index for this exact version of the tool (fast warm runs). A cached
-    index that is not exactly that shape is ignored and rewritten; with ``use_cache=False``
-    it is neither read nor written."""
-    import json
-    import os
-    import re
-
-    from migrate.codemod.cache import cache_dir, salt, write_json
-
-    path = os.path.join(cache_dir(), f"rules-{salt()[:16]}.json")
-    if use_cache:
-        try:
-            with open(path, encoding="utf-8") as handle:
-                index = json.load(handle)
-            # the codes are the rule files' names (tfm201_*.py): checked without importing them
-            import migrate.rules as package
-
-            codes = {f"TFM{name[3:6]}" for name in os.listdir(package.__path__[0])
-                     if re.fullmatch(r"tfm\d{3}_\w+\.py", name)}
-            if isinstance(index, dict) and set(index) == codes and all(
-                    isinstance(v, bool) for v in index.values()):
-                return index
-        except (OSError, ValueError):
-            pass
-    index = {code: bool(rule.lint) for code, rule in all_rules().items()}
-    if use_cache:
-        write_json(path, index)
-    return index
-
-
-def select_codes(select: Sequence[str] = (), ignore: Sequence[str] = (),
-                 lint_only: bool = False, use_cache: bool = True) -> List[str]:
-    chosen = []
-    for code, lint in rule_index(use_cache).items():
-        if lint_only and not lint:
-            continue
-        if select and not any(code.startswith(p) for p in select):
-            continue
-        if any(code.startswith(p) for p in ignore):
-            continue
-        chosen.append(code)
-    return chosen
+# the rule index is read without libcst (warm runs never import it): see registry.py
+from migrate.codemod.registry import rule_index, select_codes  # noqa: E402,F401

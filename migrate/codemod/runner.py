@@ -10,7 +10,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from migrate.codemod.cache import Cache
 from migrate.codemod.errors import EngineError
@@ -177,27 +177,36 @@ class _Worker:
         self.connection.close()
 
 
-def _isolated(todo, jobs: int, timeout: float, on_result) -> None:
-    """Run every item in a worker process, at most ``jobs`` at a time. A worker that dies
-    (a native crash) or passes ``timeout`` seconds on one file is replaced, and that file
-    gets an error; the others go on."""
+def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
+    """Run every item of ``todo`` (an iterable, consumed as workers free up: files are read
+    while the others are being migrated) in a worker process, at most ``jobs`` at a time.
+    A worker that dies (a native crash) or passes ``timeout`` seconds on one file is
+    replaced, and that file gets an error; the others go on."""
     from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    pending = list(reversed(todo))
+    items = iter(todo)
     workers: List[_Worker] = []
     try:
-        while pending or any(w.item is not None for w in workers):
-            idle = sum(w.item is None for w in workers)
-            while pending and idle < len(pending) and len(workers) < jobs:
-                workers.append(_Worker(context))  # one per job while work waits
-                idle += 1
-            for worker in workers:
-                if worker.item is None and pending:
-                    worker.item = pending.pop()
+        while True:
+            for worker in workers:  # an item for every idle worker
+                if worker.item is None:
+                    worker.item = next(items, None)
+                    if worker.item is None:
+                        break
                     worker.deadline = time.monotonic() + timeout
                     worker.connection.send(worker.item)
+            while len(workers) < jobs and all(w.item is not None for w in workers):
+                item = next(items, None)  # one more worker while work waits
+                if item is None:
+                    break
+                worker = _Worker(context)
+                workers.append(worker)
+                worker.item, worker.deadline = item, time.monotonic() + timeout
+                worker.connection.send(item)
             busy = [w for w in workers if w.item is not None]
+            if not busy:
+                return
             left = max(0.0, min(w.deadline for w in busy) - time.monotonic())
             ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy],
                          timeout=left)
@@ -233,37 +242,42 @@ def _isolated(todo, jobs: int, timeout: float, on_result) -> None:
 # -- driver --------------------------------------------------------------------
 def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
         use_cache: bool = True, progress: bool = False, timeout: float = 120.0) -> List[FileReport]:
-    """Process ``files``; reports come back in the order of ``files``."""
+    """Process ``files``; reports come back in the order of ``files``. Files are read one
+    at a time as workers free up; cache hits and files that mention neither TensorFlow
+    nor Keras are settled in this process."""
     cache = Cache(use_cache)
     codes = tuple(codes)
     reports: Dict[str, FileReport] = {}
-    todo: List[Tuple[str, bytes, Tuple[str, ...], bool]] = []
     keys: Dict[str, str] = {}
     sources: Dict[str, bytes] = {}
-    for path in files:
-        try:
-            raw = read_source(path)
-        except OSError as exc:
-            reports[path] = FileReport(path, error=f"cannot read: {exc.strerror or exc}")
-            continue
-        sources[path] = raw
-        key = cache.key(raw, path, codes, fix)
-        hit = cache.get(key)
-        if hit is not None and validate(path, raw, hit) is None:
-            reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
-                                       hit.get("error"), raw)
-            continue
-        keys[path] = key
-        if not any(word in raw for word in PREFILTER):  # never parsed: no worker needed
-            _collect(reports, cache, keys, path, raw, process(path, raw, codes, fix), None)
-            continue
-        todo.append((path, raw, codes, fix))
+    bar = _Progress(len(files), "migrating" if fix else "checking") if progress else None
 
-    bar = _Progress(len(todo), "migrating" if fix else "checking") if progress else None
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
-    if todo:
-        _isolated(todo, workers, timeout,
-                  lambda path, result: _collect(reports, cache, keys, path, sources[path], result, bar))
+    def todo() -> Iterator[Tuple[str, bytes, Tuple[str, ...], bool]]:
+        for path in files:
+            try:
+                raw = read_source(path)
+            except OSError as exc:
+                reports[path] = FileReport(path, error=f"cannot read: {exc.strerror or exc}")
+                if bar:
+                    bar.advance()
+                continue
+            key = cache.key(raw, path, codes, fix)
+            hit = cache.get(key)
+            if hit is not None and validate(path, raw, hit) is None:
+                reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
+                                           hit.get("error"), raw)
+                if bar:
+                    bar.advance()
+                continue
+            keys[path] = key
+            if not any(word in raw for word in PREFILTER):  # never parsed: no worker needed
+                _collect(reports, cache, keys, path, raw, process(path, raw, codes, fix), bar)
+                continue
+            sources[path] = raw
+            yield path, raw, codes, fix
+
+    _isolated(todo(), max(1, jobs or os.cpu_count() or 1), timeout,
+              lambda path, result: _collect(reports, cache, keys, path, sources.pop(path), result, bar))
     if bar:
         bar.close()
     return [reports[p] for p in files]
