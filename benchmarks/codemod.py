@@ -1,8 +1,11 @@
 """tf-migrate upgrade vs tf_upgrade_v2 on one corpus: files/s, lines/s, peak RSS.
 
     python benchmarks/codemod.py [CORPUS] [--jobs N]
+    python benchmarks/codemod.py --pypi tensor2tensor==1.15.7 stable-baselines==2.10.2 [--jobs N]
 
-CORPUS defaults to the Python sources of the installed tf_keras package. Runs, in
+CORPUS defaults to the Python sources of the installed tf_keras package; --pypi builds
+the corpus from packages' own files (`pip download --no-deps`, unpacked side by side,
+never installed; see pypi_corpus.py): the TF1 corpus of the README. Runs, in
 one process tree each: tf-migrate cold (--no-cache), tf-migrate warm (cache
 filled by a previous run), and tf_upgrade_v2's own upgrader over every file
 (`tf_upgrade_v2 --intree` stops at the first file it crashes on, so
@@ -31,6 +34,19 @@ def default_corpus() -> str:
     return os.path.dirname(spec.origin)
 
 
+def pypi_corpus(specs) -> str:
+    """A folder holding each package's Python files (``pip download --no-deps``)."""
+    from pypi_corpus import fetch, unpack
+
+    root = tempfile.mkdtemp(prefix="tfm-corpus-")
+    for spec in specs:
+        name = spec.split("=")[0].strip()
+        archive = fetch(spec, os.path.join(root, ".download", name))
+        unpack(archive, os.path.join(root, name))
+    shutil.rmtree(os.path.join(root, ".download"))
+    return root
+
+
 def count(corpus):
     files = lines = 0
     for folder, _, names in os.walk(corpus):
@@ -46,8 +62,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("corpus", nargs="?")
     parser.add_argument("--jobs", type=int, default=0)
+    parser.add_argument("--pypi", nargs="+", metavar="SPEC", help="pip specs to download as the corpus")
     args = parser.parse_args()
-    corpus = args.corpus or default_corpus()
+    corpus = args.corpus or (pypi_corpus(args.pypi) if args.pypi else default_corpus())
     files, lines = count(corpus)
     bindir = os.path.dirname(sys.executable)
     tfm = shutil.which("tf-migrate") or os.path.join(bindir, "tf-migrate")
@@ -85,7 +102,8 @@ def main():
         subprocess.run([tfm, "--version"], capture_output=True, env=env)
         versions.append(time.perf_counter() - start)
 
-    print(f"corpus: {corpus} ({files} files, {lines:,} lines), {os.cpu_count()} cores\n")
+    label = " + ".join(args.pypi) if args.pypi and not args.corpus else corpus
+    print(f"corpus: {label} ({files} files, {lines:,} lines), {os.cpu_count()} cores\n")
     print("| run | seconds | files/s | lines/s | peak RSS (MB) | exit |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, t, rss, rc in rows:
@@ -98,6 +116,8 @@ def main():
         print(f"\nspeed-up over tf_upgrade_v2: cold {base / cold:.1f}x, warm {base / warm:.1f}x")
     print(f"`tf-migrate --version`: median {sorted(versions)[len(versions) // 2]:.3f} s")
     shutil.rmtree(work, ignore_errors=True)
+    if args.pypi and not args.corpus:
+        shutil.rmtree(corpus, ignore_errors=True)
 
 
 if __name__ == "__main__":
