@@ -410,22 +410,23 @@ def parse(source: str) -> cst.Module:
     """libcst's tree of ``source``. Nodes are built without libcst's per-node validation
     (about an eighth of the parse): the parser only builds nodes of valid code, and
     validation checks nothing else; nodes the rules build are validated as usual."""
-    from libcst._nodes.base import CSTNode
-
-    validate = CSTNode.__post_init__
-    CSTNode.__post_init__ = _no_validation
+    _CSTNode.__post_init__ = _no_validation
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
         raise EngineError(_syntax_message(source, exc)) from None
     except RecursionError:
         raise EngineError("too deeply nested to parse") from None
-    finally:
-        CSTNode.__post_init__ = validate
+    finally:  # always libcst's own (taken at import: right even if parses overlap in threads)
+        _CSTNode.__post_init__ = _VALIDATE
 
 
 def _no_validation(self) -> None:
     pass
+
+
+_CSTNode = cst.CSTNode
+_VALIDATE = _CSTNode.__dict__["__post_init__"]
 
 
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
