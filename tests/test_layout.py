@@ -134,3 +134,16 @@ def test_moved_statements_are_generated_at_their_new_indentation():
     inner = module.body[0].body.body
     new = module.with_changes(body=[*inner, *module.body[1:]])  # a and b moved to the top
     assert layout.code(new) == new.code == "a = 1\nb = 2\nc = 3\n"
+
+
+def test_without_cpythons_tree_libcsts_own_layout_is_used():
+    """A source CPython's parser refused (no tree): whole-module positions and code."""
+    text = SOURCES[-1][1]
+    module, layout, parents = _layout(text)
+    blind = Layout(module, text, None, parents)
+    whole = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    for node in nodes_of(module, cst.Name):
+        got = blind.position(node)
+        assert (got.line, got.column) == (whole[node].start.line, whole[node].start.column)
+    assert blind._whole is not None
+    assert blind.code(module) == module.code

@@ -95,8 +95,6 @@ class Layout:
         return found
 
     def _find_list(self, block) -> Optional[list]:
-        import ast
-
         if self.tree is None:
             return None
         if block is self.module:
@@ -123,7 +121,7 @@ class Layout:
             return None
         if getattr(owner, "body", None) is block:
             outer = self._compound(owner)
-            return outer.body if outer is not None and not isinstance(outer, ast.Module) else None
+            return outer.body if outer is not None else None
         return None
 
     def _compound(self, node):
@@ -138,8 +136,7 @@ class Layout:
             if outer is None or len(outer.orelse) != 1 or not isinstance(outer.orelse[0], ast.If):
                 return None
             return outer.orelse[0]
-        found = self._cpython(node)
-        return found
+        return self._cpython(node)
 
     def _cpython(self, stmt):
         """The CPython statement where ``stmt`` (in a block) starts, or None."""
