@@ -254,23 +254,6 @@ class _Apply(cst.CSTTransformer):
         return updated_node
 
 
-def _parent_map(module: cst.Module) -> Dict[int, cst.CSTNode]:
-    """id(node) -> its parent, for every node under an expression or statement field
-    (one plain walk, no libcst visit)."""
-    parents: Dict[int, cst.CSTNode] = {}
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        for name in _child_fields(type(node)):
-            value = getattr(node, name)
-            children = value if isinstance(value, (tuple, list)) else (value,)
-            for child in children:
-                if isinstance(child, cst.CSTNode):
-                    parents[id(child)] = node
-                    stack.append(child)
-    return parents
-
-
 def _ancestors_of(parents: Dict[int, cst.CSTNode], targets: Set[int]) -> Set[int]:
     """ids of the target nodes and of every node above one."""
     dirty: Set[int] = set()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Type, Union
+from typing import Callable, Dict, List, Optional, Tuple, Type, Union
 
 import libcst as cst
 
@@ -146,7 +146,3 @@ def all_rules() -> Dict[str, Type[Rule]]:
                     found[value.code] = value
         _REGISTRY = dict(sorted(found.items()))
     return _REGISTRY
-
-
-# the rule index is read without libcst (warm runs never import it): see registry.py
-from migrate.codemod.registry import rule_index, select_codes  # noqa: E402,F401
