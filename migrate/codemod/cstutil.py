@@ -45,11 +45,15 @@ def strip_arg(a: cst.Arg) -> cst.Arg:
                           whitespace_after_arg=cst.SimpleWhitespace(""))
 
 
+def join_args(args) -> list:
+    """``args`` separated by ``", "``, the last without a comma."""
+    args = list(args)
+    return [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            for a in args[:-1]] + [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args[-1:]]
+
+
 def call(func: cst.BaseExpression, args) -> cst.Call:
-    args = [strip_arg(a) for a in args]
-    with_commas = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                   for a in args[:-1]] + args[-1:]
-    return cst.Call(func=func, args=with_commas)
+    return cst.Call(func=func, args=join_args(strip_arg(a) for a in args))
 
 
 _SKIP_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "lines_after_decorators",

@@ -162,7 +162,8 @@ class _Walker:
             for method, symbol in visits:
                 if symbol:
                     if whole is None:
-                        whole = not ctx.in_import and not is_chain_part(node, stack[-2] if len(stack) > 1 else None)
+                        parent = stack[-2] if len(stack) > 1 else None
+                        whole = not ctx.in_import and not is_chain_part(node, parent)
                     if whole:
                         method(node)
                 else:
@@ -245,9 +246,8 @@ class _Apply(cst.CSTTransformer):
             return cst.RemovalSentinel.REMOVE
         for new in self.replace.get(key, ()):
             updated_node = new(updated_node) if callable(new) else new
-        if isinstance(updated_node, cst.IndentedBlock) and not updated_node.body:
-            updated_node = updated_node.with_changes(
-                body=[cst.SimpleStatementLine([cst.Pass()])])
+        if isinstance(updated_node, cst.IndentedBlock):
+            updated_node = _filled(updated_node)
         if before or after:
             nodes = updated_node.nodes if isinstance(updated_node, cst.FlattenSentinel) else [updated_node]
             return cst.FlattenSentinel([*before, *nodes, *after])
@@ -314,9 +314,12 @@ class _DropImports(cst.CSTTransformer):
         return self._filter(updated_node, True)
 
     def leave_IndentedBlock(self, original_node, updated_node):
-        if not updated_node.body:
-            return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        return updated_node
+        return _filled(updated_node)
+
+
+def _filled(block: cst.IndentedBlock) -> cst.IndentedBlock:
+    """A block the edits emptied holds ``pass``."""
+    return block if block.body else block.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
 
 
 _STATEMENT_HOLDERS = (cst.Module, cst.IndentedBlock, cst.Else, cst.Finally, cst.ExceptHandler,
@@ -389,6 +392,14 @@ def _syntax_message(source: str, exc) -> str:
     return f"not valid Python 3 (line {exc.raw_line}, column {exc.raw_column + 1}): {message}"
 
 
+_CSTNode = cst.CSTNode
+_VALIDATE = _CSTNode.__dict__["__post_init__"]  # libcst's own, taken at import
+
+
+def _no_validation(self) -> None:
+    pass
+
+
 def parse(source: str) -> cst.Module:
     """libcst's tree of ``source``. Nodes are built without libcst's per-node validation
     (about an eighth of the parse): the parser only builds nodes of valid code, and
@@ -400,16 +411,9 @@ def parse(source: str) -> cst.Module:
         raise EngineError(_syntax_message(source, exc)) from None
     except RecursionError:
         raise EngineError("too deeply nested to parse") from None
-    finally:  # always libcst's own (taken at import: right even if parses overlap in threads)
+    finally:  # libcst's own, taken at import: right even if parses overlap in threads
         _CSTNode.__post_init__ = _VALIDATE
 
-
-def _no_validation(self) -> None:
-    pass
-
-
-_CSTNode = cst.CSTNode
-_VALIDATE = _CSTNode.__dict__["__post_init__"]
 
 
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,

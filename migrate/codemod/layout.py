@@ -186,9 +186,13 @@ class Layout:
         node = self._parent(stmt)
         while node is not None and node is not self.module:
             if isinstance(node, (cst.IndentedBlock, cst.Match)):  # a match indents its cases
-                tokens.append(self.module.default_indent if node.indent is None else node.indent)
+                tokens.append(self._indent_of(node))
             node = self._parent(node)
         return tuple(reversed(tokens))
+
+    def _indent_of(self, node) -> str:
+        """What an IndentedBlock (or a match, for its cases) adds to the indentation."""
+        return self.module.default_indent if node.indent is None else node.indent
 
     # -- positions -------------------------------------------------------------------
     def position(self, node: cst.CSTNode) -> Pos:
@@ -292,7 +296,7 @@ class Layout:
     def _splice_block(self, block, indent: Tuple[str, ...]):
         """``block`` (Module or IndentedBlock) with spliced statements, or None if none."""
         if isinstance(block, cst.IndentedBlock):
-            indent = indent + (self.module.default_indent if block.indent is None else block.indent,)
+            indent = indent + (self._indent_of(block),)
         out, changed = [], False
         for stmt in block.body:
             new = None
@@ -308,7 +312,7 @@ class Layout:
 
     def _splice_statement(self, stmt, indent: Tuple[str, ...]):
         """A compound statement with its blocks spliced, or None if nothing changed."""
-        if isinstance(stmt, cst.SimpleStatementLine) or not isinstance(stmt, cst.BaseCompoundStatement):
+        if not isinstance(stmt, cst.BaseCompoundStatement):
             return None
         changes = {}
         body = getattr(stmt, "body", None)
@@ -316,16 +320,15 @@ class Layout:
             new = self._splice_block(body, indent)
             if new is not None:
                 changes["body"] = new
-        if isinstance(stmt, cst.Match):
-            inner = indent + (self.module.default_indent if stmt.indent is None else stmt.indent,)
-            cases = [self._splice_clause(c, inner) for c in stmt.cases]
-            if any(c is not None for c in cases):
-                changes["cases"] = [n or c for n, c in zip(cases, stmt.cases)]
-        handlers = getattr(stmt, "handlers", None)
-        if handlers:
-            new_handlers = [self._splice_clause(h, indent) for h in handlers]
-            if any(h is not None for h in new_handlers):
-                changes["handlers"] = [n or h for n, h in zip(new_handlers, handlers)]
+        if isinstance(stmt, cst.Match):  # a match indents its cases
+            field, clause_indent = "cases", indent + (self._indent_of(stmt),)
+        else:
+            field, clause_indent = "handlers", indent
+        items = getattr(stmt, field, None)
+        if items:
+            new_items = [self._splice_clause(item, clause_indent) for item in items]
+            if any(n is not None for n in new_items):
+                changes[field] = [n or item for n, item in zip(new_items, items)]
         for name in ("orelse", "finalbody"):
             clause = getattr(stmt, name, None)
             if clause is None:

@@ -89,13 +89,11 @@ class Resolver:
             root = root.value
         if type(root) is not cst.Name or root.value not in self.aliases:
             return None  # most names: not bound by a TensorFlow import
-        text = dotted(node)
-        if text is None:
+        head = root.value
+        if self.is_shadowed(head):
             return None
-        head, _, rest = text.partition(".")
-        target = self.aliases.get(head)
-        if target is None or self.is_shadowed(head):
-            return None
+        target = self.aliases[head]
+        rest = dotted(node).partition(".")[2]
         name = f"{target}.{rest}" if rest else target
         # tf.compat.v2.compat.v1.X (tf_keras's spelling) is tf.compat.v1.X
         for prefix in ("tensorflow.compat.v2.compat.v1", "tensorflow.compat.v1.compat.v1"):

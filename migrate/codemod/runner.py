@@ -162,6 +162,11 @@ class _Worker:
         self.item = None
         self.deadline = 0.0
 
+    def give(self, item, timeout: float) -> None:
+        """Start ``item`` (a file) on this worker, due within ``timeout`` seconds."""
+        self.item, self.deadline = item, time.monotonic() + timeout
+        self.connection.send(item)
+
     def stop(self, kill: bool = False) -> None:
         try:
             if kill:
@@ -191,19 +196,16 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
         while True:
             for worker in workers:  # an item for every idle worker
                 if worker.item is None:
-                    worker.item = next(items, None)
-                    if worker.item is None:
+                    item = next(items, None)
+                    if item is None:
                         break
-                    worker.deadline = time.monotonic() + timeout
-                    worker.connection.send(worker.item)
+                    worker.give(item, timeout)
             while len(workers) < jobs and all(w.item is not None for w in workers):
                 item = next(items, None)  # one more worker while work waits
                 if item is None:
                     break
-                worker = _Worker(context)
-                workers.append(worker)
-                worker.item, worker.deadline = item, time.monotonic() + timeout
-                worker.connection.send(item)
+                workers.append(_Worker(context))
+                workers[-1].give(item, timeout)
             busy = [w for w in workers if w.item is not None]
             if not busy:
                 return
@@ -252,22 +254,23 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
     sources: Dict[str, bytes] = {}
     bar = _Progress(len(files), "migrating" if fix else "checking") if progress else None
 
+    def settled(report: FileReport) -> None:
+        reports[report.path] = report
+        if bar:
+            bar.advance()
+
     def todo() -> Iterator[Tuple[str, bytes, Tuple[str, ...], bool]]:
         for path in files:
             try:
                 raw = read_source(path)
             except OSError as exc:
-                reports[path] = FileReport(path, error=f"cannot read: {exc.strerror or exc}")
-                if bar:
-                    bar.advance()
+                settled(FileReport(path, error=f"cannot read: {exc.strerror or exc}"))
                 continue
             key = cache.key(raw, path, codes, fix)
             hit = cache.get(key)
             if hit is not None and validate(path, raw, hit) is None:
-                reports[path] = FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
-                                           hit.get("error"), raw)
-                if bar:
-                    bar.advance()
+                settled(FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
+                                   hit.get("error"), raw))
                 continue
             keys[path] = key
             if not any(word in raw for word in PREFILTER):  # never parsed: no worker needed

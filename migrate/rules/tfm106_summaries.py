@@ -3,7 +3,7 @@ system per file; files that already write TF2 summaries get the TF2 form."""
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import arg
+from migrate.codemod.cstutil import arg, join_args
 from migrate.codemod.rule import SymbolRule
 from migrate.codemod.tables import upgrade_tables
 
@@ -155,8 +155,6 @@ writer = shims.summary.FileWriter(logdir)
                     args.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT))
                 else:
                     args.append(arg(a.value, "data" if role in DATA else role))
-            commas = [x.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                      for x in args[:-1]] + args[-1:]
-            return updated.with_changes(func=func, args=commas)
+            return updated.with_changes(func=func, args=join_args(args))
 
         finding.replace(call, replace)

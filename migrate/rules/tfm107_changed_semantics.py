@@ -2,7 +2,7 @@
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import arg
+from migrate.codemod.cstutil import arg, join_args
 from migrate.codemod.rule import Rule
 
 
@@ -90,9 +90,7 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
                     args.append(a)
                 else:
                     args.append(arg(a.value, role))
-            commas = [x.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                      for x in args[:-1]] + [args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
-            return updated.with_changes(args=commas)
+            return updated.with_changes(args=join_args(args))
 
         finding.replace(node, replace)
 
