@@ -777,14 +777,32 @@ def verify(
     program: bool = typer.Option(False, "--program", help="LEGACY and MIGRATED are whole programs "
                                  "(file.py): compare their training trajectories."),
     program_args: Optional[List[str]] = typer.Option(None, "--program-arg", metavar="ARG",
-        help="An argument passed "
-                                                     "to both programs after their model dir."),
+        help="An argument for both programs (sys.argv[1:], in order); {out} in it is a "
+             "folder of each run's own."),
+    tf1_python: Optional[str] = typer.Option(None, "--tf1-python", metavar="PATH",
+        help="--program: run LEGACY in this TF 1.x interpreter (default: TF 2's compat.v1 "
+             "graph mode, which is not TF1)."),
+    cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR",
+        help="--program: LEGACY's working directory (default: here if LEGACY is below it, "
+             "else its folder)."),
+    migrated_cwd: Optional[str] = typer.Option(None, "--migrated-cwd", metavar="DIR",
+        help="--program: MIGRATED's working directory (default: the same place in the "
+             "migrated tree)."),
+    repeat: int = typer.Option(1, "--repeat", metavar="N",
+        help="--program: run LEGACY N times and say where TF1 itself is not deterministic."),
+    tf1_cache: Optional[str] = typer.Option(None, "--tf1-cache", metavar="DIR",
+        help="--program: keep LEGACY's real-TF1 results here, keyed by its source, "
+             "arguments, folder and interpreter (data files are not in the key)."),
+    plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE",
+        help="--program: draw both trajectories (.svg, .html, or .png with matplotlib)."),
+    timeout: float = typer.Option(1800, "--timeout", metavar="SECONDS",
+        help="Stop a run that takes longer."),
 ) -> None:
     """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint.
 
-    With --program: run two whole programs (python FILE MODEL_DIR ARGS...) from the same
-    initial values and compare every `KEY number ...` line they print (losses per step,
-    metrics) and their final variables."""
+    With --program: run two whole programs as `python FILE ARGS...` from the same initial
+    values (LEGACY on real TF1 with --tf1-python) and compare every number they print,
+    TensorFlow's step log lines and their final variables."""
     import ast
 
     from migrate.verify import VerifyError, parse_input
@@ -794,12 +812,18 @@ def verify(
     status = _verify_status()
     try:
         if program:
-            from migrate.verify.programs import verify_program
+            from migrate.verify.program import verify_program
 
             if inputs or grads or kwarg:
                 fail("--program compares whole programs: --input, --grads and --arg do not apply")
+            if prelude:
+                fail("--prelude does not apply to --program: run the TF1 program on real TF1 "
+                     "with --tf1-python")
+            if timeout <= 0:
+                fail("--timeout must be a positive number of seconds")
             report = verify_program(legacy, migrated, list(program_args or ()), rtol, atol,
-                                    prelude, keep)
+                                    keep, timeout, tf1_python, cwd, migrated_cwd, repeat,
+                                    tf1_cache, plot)
             show = _print_program_report
         else:
             if not inputs:
@@ -852,24 +876,9 @@ def _verify_status():
 
 
 def _print_program_report(report: dict) -> None:
-    for line in report["lines"]:
-        if line["missing"]:
-            detail = "not printed by the migrated run"
-        elif line["max_abs"] is None:
-            detail = f"{line['length']} values, expected {line['values']}"
-        else:
-            detail = f"{line['values']} values, max abs diff {line['max_abs']:.3g}"
-        typer.echo(f"{'ok  ' if line['ok'] else 'DIFF'} {line['key']}: {detail}")
-    bad = [v for v in report["variables"] if not v["ok"]]
-    typer.echo(f"{'ok  ' if not bad else 'DIFF'} final variables: {len(report['variables'])} compared"
-               + (f", {len(bad)} differ: " + ", ".join(v["name"] for v in bad[:8]) if bad else ""))
-    if not report["shared_init"]:
-        typer.echo("note: the TF1 program ran no variable initializer (an Estimator?), so the runs "
-                   "started from their own initial values")
-    if not report["lines"]:
-        typer.echo("DIFF the TF1 program printed no `KEY number ...` lines to compare")
-    typer.echo(f"{'verified' if report['ok'] else 'NOT verified'} (rtol {report['rtol']:g}, "
-               f"atol {report['atol']:g})")
+    from migrate.verify.program.text import render
+
+    render(report, _console())
 
 
 def _print_verify(report: dict) -> None:

@@ -1,0 +1,329 @@
+"""tf-migrate verify --program: a whole TF1 program against its migration.
+
+The stages, one module each:
+
+1. ``harness``: the code that runs a program inside an interpreter, as ``python FILE
+   ARGS...`` would, and records its initial and final variables and step times. The
+   legacy side runs in the user's TF 1.x interpreter (``--tf1-python``), or else in TF
+   2's ``compat.v1`` graph mode (which is not TF1, and the report says so); the migrated
+   side runs on this TF 2 with the default Keras. The first TF1 run saves its initial
+   values; the others (``--repeat``, the migrated run) start from them.
+2. ``lines``: what both printed, as numbers (timing and paths taken out), aligned line by
+   line; TensorFlow's step log lines keyed by step.
+3. here: the verdict, with the first difference explained; final variables by TF1 name.
+4. ``plot``: the trajectories as a picture.
+
+Both programs are executed: run this only on code you trust.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List, Optional, Tuple
+
+from migrate.verify.models import VerifyError, announce, raise_failure
+from migrate.verify.program import lines as lines_lib
+from migrate.verify.program.harness import HARNESS
+
+OUT = "{out}"  # in --program-arg: a folder of each run's own
+
+
+def _locations(legacy: str, migrated: str, cwd: Optional[str],
+               migrated_cwd: Optional[str]) -> Tuple[str, str]:
+    """The working directories: the legacy program's is ``cwd`` (default: this one when
+    the program lies below it, else the program's folder); the migrated program's is
+    ``migrated_cwd``, else the same place in the migrated tree (the migrated file's path
+    with the legacy file's path below the legacy cwd taken off), else its folder."""
+    legacy, migrated = os.path.abspath(legacy), os.path.abspath(migrated)
+    if cwd is None:
+        here = os.getcwd()
+        cwd = here if legacy.startswith(here + os.sep) else os.path.dirname(legacy)
+    cwd = os.path.abspath(cwd)
+    if migrated_cwd is None:
+        rel = os.path.relpath(legacy, cwd)
+        if not rel.startswith(".."):
+            tail = os.sep + rel
+            if migrated.endswith(tail):
+                migrated_cwd = migrated[: -len(tail)] or os.sep
+        if migrated_cwd is None:
+            migrated_cwd = os.path.dirname(migrated)
+    for label, folder in (("--cwd", cwd), ("--migrated-cwd", migrated_cwd)):
+        if not os.path.isdir(folder):
+            raise VerifyError(f"{label} {folder!r}: no such folder")
+    return cwd, os.path.abspath(migrated_cwd)
+
+
+def _pythonpath(env: Dict[str, str], own: str, other: str) -> None:
+    """Entries of PYTHONPATH inside the other program's tree point into this one's: the
+    legacy and migrated trees never see each other."""
+    if not env.get("PYTHONPATH") or own == other:
+        return
+    parts = []
+    for part in env["PYTHONPATH"].split(os.pathsep):
+        full = os.path.abspath(part) if part else part
+        if full == other or full.startswith(other + os.sep):
+            part = own + full[len(other):]
+        parts.append(part)
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+
+
+def _interpreter_id(python: str) -> str:
+    proc = subprocess.run([python, "-c", "import sys; print(sys.version)"], capture_output=True,
+                          text=True, timeout=60)
+    return os.path.realpath(python) + " " + proc.stdout.strip()
+
+
+def _cache_key(python: str, source: str, args: List[str], cwd: str, repeat: int) -> str:
+    digest = hashlib.sha256()
+    with open(source, "rb") as handle:
+        digest.update(handle.read())
+    for part in (HARNESS, _interpreter_id(python), json.dumps(args), cwd, str(repeat)):
+        digest.update(b"\0" + part.encode())
+    return digest.hexdigest()
+
+
+class _Side:
+    """One run: its files under the work folder and its outcome."""
+
+    def __init__(self, work: str, name: str):
+        self.name, self.folder = name, os.path.join(work, name)
+        os.makedirs(os.path.join(self.folder, "out"), exist_ok=True)
+        self.stdout = self.stderr = ""
+        self.meta: dict = {}
+
+    @property
+    def final(self) -> str:
+        return os.path.join(self.folder, "final.npz")
+
+    def load(self) -> None:
+        with open(os.path.join(self.folder, "meta.json")) as handle:
+            self.meta = json.load(handle)
+
+
+_FILES = ("stdout.txt", "stderr.txt", "meta.json", "final.npz")
+
+
+def _run(side: _Side, python: str, mode: str, source: str, args: List[str], cwd: str,
+         env: Dict[str, str], init: str, action: Optional[str], timeout: float, what: str,
+         cache: Optional[str] = None, index: int = 0) -> None:
+    cfg = {"mode": mode, "source": source, "init": init, "init_action": action,
+           "args": [a.replace(OUT, os.path.join(side.folder, "out")) for a in args],
+           "final": side.final, "meta": os.path.join(side.folder, "meta.json")}
+    entry = os.path.join(cache, _cache_key(python, source, args, cwd, index)) \
+        if cache else None
+    if entry and all(os.path.isfile(os.path.join(entry, f)) for f in _FILES) and (
+            action != "save" or os.path.isfile(os.path.join(entry, "init.npz"))):
+        for name in _FILES:
+            shutil.copyfile(os.path.join(entry, name), os.path.join(side.folder, name))
+        if action == "save":
+            shutil.copyfile(os.path.join(entry, "init.npz"), init)
+        side.stdout = open(os.path.join(side.folder, "stdout.txt"), encoding="utf-8").read()
+        side.stderr = open(os.path.join(side.folder, "stderr.txt"), encoding="utf-8").read()
+        side.load()
+        side.meta["cached"] = True
+        return
+    announce(what)
+    env = dict(env, TFM_VERIFY_PROGRAM=json.dumps(cfg))
+    try:
+        proc = subprocess.run([python, "-c", HARNESS], env=env, capture_output=True, text=True,
+                              timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL,
+                              encoding="utf-8", errors="replace")
+    except subprocess.TimeoutExpired:
+        raise VerifyError(f"the {what} run took longer than {timeout:g} s (--timeout)") from None
+    if proc.returncode:
+        raise_failure(proc, what)
+    side.stdout, side.stderr = proc.stdout, proc.stderr
+    for name, text in (("stdout.txt", proc.stdout), ("stderr.txt", proc.stderr)):
+        with open(os.path.join(side.folder, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    if not os.path.isfile(cfg["meta"]):
+        raise VerifyError(f"the {what} run ended without its report (did it call os._exit?)")
+    side.load()
+    if entry:
+        tmp = entry + f".{os.getpid()}.tmp"
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp, mode=0o700)
+        for name in _FILES:
+            shutil.copyfile(os.path.join(side.folder, name), os.path.join(tmp, name))
+        if action == "save" and os.path.isfile(init):
+            shutil.copyfile(init, os.path.join(tmp, "init.npz"))
+        shutil.rmtree(entry, ignore_errors=True)
+        os.replace(tmp, entry)
+
+
+def _environment(python: str, legacy_keras: bool) -> Dict[str, str]:
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL=os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
+               PYTHONWARNINGS="ignore", PYTHONIOENCODING="utf-8")
+    if legacy_keras:
+        env["TF_USE_LEGACY_KERAS"] = "1"
+    else:
+        env.pop("TF_USE_LEGACY_KERAS", None)
+    return env
+
+
+def _arrays(path: str) -> Dict[str, object]:
+    import numpy as np
+
+    if not os.path.isfile(path):
+        return {}
+    with np.load(path) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _variables(old: dict, new: dict, rtol: float, atol: float) -> List[dict]:
+    import numpy as np
+
+    out = []
+    for name in sorted(set(old) | set(new)):
+        a, b = old.get(name), new.get(name)
+        if a is None or b is None:
+            out.append({"name": name, "ok": False, "missing": "tf1" if a is None else "migrated"})
+            continue
+        if a.shape != b.shape:
+            out.append({"name": name, "ok": False, "shape": [list(a.shape), list(b.shape)]})
+            continue
+        if a.dtype.kind in "fc" and a.size:
+            x, y = a.astype(np.float64), b.astype(np.float64)
+            diff = np.abs(x - y)
+            worst = int(np.argmax(diff - (atol + rtol * np.abs(x))))
+            ok = bool(np.all(diff <= atol + rtol * np.abs(x)))
+            out.append({"name": name, "ok": ok, "max_abs": float(diff.max()),
+                        "max_rel": float((diff / np.maximum(np.abs(x), 1e-12)).max()),
+                        "worst": None if ok else {"index": int(worst), "tf1": float(x.flat[worst]),
+                                                  "migrated": float(y.flat[worst])}})
+        else:
+            out.append({"name": name, "ok": bool(np.array_equal(a, b)), "max_abs": None})
+    return out
+
+
+def _pair_json(pair: lines_lib.Pair) -> dict:
+    item = {"line": pair.want.line, "text": pair.want.text, "ok": pair.ok,
+            "tf1": pair.want.numbers, "migrated": pair.got.numbers if pair.got else None,
+            "migrated_line": pair.got.line if pair.got else None,
+            "max_abs": pair.max_abs, "max_rel": pair.max_rel}
+    if pair.want.step is not None:
+        item["step"] = pair.want.step
+    if pair.problem:
+        item["problem"] = pair.problem
+    if pair.unstable:
+        item["tf1_not_deterministic"] = True
+    if pair.first is not None:
+        item["first_difference"] = {"position": pair.first.index + 1, "tf1": pair.first.want,
+                                    "migrated": pair.first.got, "abs": pair.first.abs,
+                                    "rel": pair.first.rel}
+    return item
+
+
+def _timing(meta: dict) -> dict:
+    runs = meta.get("runs") or []
+    return {"calls": len(runs), "median_ms": 1000 * statistics.median(runs) if runs else None,
+            "total_s": sum(runs), "startup_s": meta.get("first_run"), "wall_s": meta.get("wall"),
+            "cached": bool(meta.get("cached"))}
+
+
+def verify_program(legacy: str, migrated: str, args: List[str], rtol: float = 1e-5,
+                   atol: float = 1e-5, workdir: Optional[str] = None, timeout: float = 1800,
+                   tf1_python: Optional[str] = None, cwd: Optional[str] = None,
+                   migrated_cwd: Optional[str] = None, repeat: int = 1,
+                   tf1_cache: Optional[str] = None, plot: Optional[str] = None) -> dict:
+    for path, label in ((legacy, "LEGACY"), (migrated, "MIGRATED")):
+        if not os.path.isfile(path):
+            raise VerifyError(f"{label} {path!r}: no such file")
+    if tf1_python and not (os.path.isfile(tf1_python) and os.access(tf1_python, os.X_OK)):
+        raise VerifyError(f"--tf1-python {tf1_python!r}: not an executable file")
+    if repeat < 1:
+        raise VerifyError("--repeat must be 1 or more")
+    if workdir and os.path.exists(workdir) and not os.path.isdir(workdir):
+        raise VerifyError(f"--workdir {workdir!r} exists and is not a directory")
+    if plot and os.path.splitext(plot)[1].lower() not in (".svg", ".html", ".htm", ".png"):
+        raise VerifyError(f"--plot {plot!r}: the picture is .svg, .html or .png")
+    if plot and not os.path.isdir(os.path.dirname(os.path.abspath(plot))):
+        raise VerifyError(f"--plot {plot!r}: no such folder")
+    legacy, migrated = os.path.abspath(legacy), os.path.abspath(migrated)
+    legacy_cwd, new_cwd = _locations(legacy, migrated, cwd, migrated_cwd)
+    work = os.path.abspath(workdir) if workdir else tempfile.mkdtemp(prefix="tf-migrate-verify-")
+    try:
+        os.makedirs(work, exist_ok=True)
+        return _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python,
+                          legacy_cwd, new_cwd, repeat, tf1_cache, plot)
+    finally:
+        if not workdir:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, legacy_cwd,
+               new_cwd, repeat, tf1_cache, plot) -> dict:
+    init = os.path.join(work, "init.npz")
+    python1 = tf1_python or sys.executable
+    mode1 = "tf1" if tf1_python else "compat"
+    env1 = _environment(python1, legacy_keras=not tf1_python)
+    _pythonpath(env1, legacy_cwd, new_cwd)
+    tf1_runs = []
+    for k in range(repeat):
+        side = _Side(work, "tf1" if k == 0 else f"tf1-repeat{k}")
+        label = "legacy (TF1)" if tf1_python else "legacy (TF2 compat.v1 graph mode)"
+        _run(side, python1, mode1, legacy, args, legacy_cwd, env1, init, "save" if k == 0 else "load",
+             timeout, label + (f" repeat {k}" if k else ""), tf1_cache if tf1_python else None, k)
+        tf1_runs.append(side)
+    env2 = _environment(sys.executable, legacy_keras=False)
+    _pythonpath(env2, new_cwd, legacy_cwd)
+    new = _Side(work, "migrated")
+    _run(new, sys.executable, "tf2", migrated, args, new_cwd, env2, init, "load", timeout,
+         "migrated (TF2)")
+    return _report(tf1_runs, new, rtol, atol, bool(tf1_python), plot, legacy, migrated,
+                   legacy_cwd, new_cwd)
+
+
+def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_cwd, new_cwd) -> dict:
+    first = tf1_runs[0]
+    streams = []
+    for name, parse, attr in (("printed", lines_lib.stdout_records, "stdout"),
+                              ("logged", lines_lib.log_records, "stderr")):
+        runs = [parse(getattr(s, attr)) for s in tf1_runs]
+        unstable = lines_lib.spreads(runs)
+        streams.append(lines_lib.compare(name, runs[0], parse(getattr(new, attr)), rtol, atol, unstable))
+    variables = _variables(_arrays(first.final), _arrays(new.final), rtol, atol)
+    init_names = first.meta.get("init_names") or []
+    loaded = set(new.meta.get("loaded") or [])
+    init = {"shared": first.meta.get("init") == "saved" and bool(loaded),
+            "tf1_saved": len(init_names), "migrated_loaded": len(loaded),
+            "not_used_by_migrated": sorted(set(init_names) - loaded),
+            "migrated_not_in_tf1": sorted(set(new.meta.get("unloaded") or []))}
+    repeat_differs = [lines_lib.compare("repeat", lines_lib.stdout_records(first.stdout),
+                                        lines_lib.stdout_records(s.stdout), 0.0, 0.0)
+                      for s in tf1_runs[1:]]
+    nondeterministic = sum(1 for st in repeat_differs for p in st.pairs if not p.ok)
+    compared = sum(len(s.pairs) for s in streams)
+    ok = compared > 0 and all(s.ok for s in streams) and all(v["ok"] for v in variables)
+    first_bad = next((p for s in streams for p in s.pairs if not p.ok), None)
+    report = {
+        "ok": ok, "legacy": legacy, "migrated": migrated, "rtol": rtol, "atol": atol,
+        "tf1": {"real": real_tf1, "tensorflow": first.meta.get("tf_version"),
+                "python": first.meta.get("python"), "cwd": legacy_cwd},
+        "migrated_run": {"tensorflow": new.meta.get("tf_version"), "python": new.meta.get("python"),
+                         "cwd": new_cwd},
+        "streams": {s.name: {"ok": s.ok, "compared": len(s.pairs),
+                             "lines": [_pair_json(p) for p in s.pairs],
+                             "migrated_only": [{"line": r.line, "text": r.text} for r in s.extra]}
+                    for s in streams},
+        "variables": variables, "init": init,
+        "repeat": {"runs": len(tf1_runs), "tf1_lines_that_differed": nondeterministic},
+        "timing": {"tf1": [_timing(s.meta) for s in tf1_runs], "migrated": _timing(new.meta)},
+        "first_difference": _pair_json(first_bad) if first_bad else None,
+        "compared": compared,
+    }
+    if plot:
+        from migrate.verify.program import plot as plot_lib
+
+        pairs = [(p.want, p.got) for s in streams[:1] for p in s.pairs] + \
+                [(p.want, p.got) for s in streams[1:] for p in s.pairs]
+        plot_lib.write(plot, plot_lib.series(pairs),
+                       f"{os.path.basename(legacy)}: TF1 vs migrated")
+        report["plot"] = plot
+    return report

@@ -1,0 +1,277 @@
+"""The code that runs a program inside each interpreter of ``verify --program``.
+
+One script for every side. It must run on Python 3.7 with TensorFlow 1.15 (the user's
+own TF1 interpreter) as well as on TF 2.x, so it uses neither newer syntax nor anything
+of tf-migrate's: it reports through files named in its configuration.
+
+- It runs the program as ``python FILE ARGS...`` would: ``__main__``, ``sys.argv``, the
+  program's folder first on ``sys.path``, the working directory the caller chose.
+- It patches TensorFlow only after the program imports it (an import hook), so the
+  program chooses its own Keras generation as it would when run alone.
+- Initial values: every Session's ``run`` is watched until the variable initializers of
+  all global variables have run (``global_variables_initializer``, a ``tf.group`` of
+  them, a Scaffold's ``init_op``, ``variables_initializer`` calls in turn) or a
+  ``Saver.restore`` filled them. At that point the values are saved (``save``: the first
+  TF1 run) or the saved ones are loaded by TF1 name (``load``: a repeat of the TF1 run,
+  or the migrated run), without adding ops to the graph (``Variable.load`` feeds the
+  initializer), so a finalized graph is fine. ``shims.GraphProgram`` (the eager
+  conversion) loads them when its variables are first created.
+- Final values: a Session's variables when it closes (or at exit), and every
+  GraphProgram's at exit, merged by TF1 name.
+- Step time: every ``Session.run`` / ``GraphProgram.run`` call is timed.
+"""
+
+HARNESS = r'''
+import atexit, json, os, sys, time
+_t0 = time.time()
+cfg = json.loads(os.environ["TFM_VERIFY_PROGRAM"])
+if sys.path and sys.path[0] in ("", "."):
+    del sys.path[0]
+import numpy as np
+
+state = {"covered": set(), "init": None, "final": {}, "runs": [], "first_run": None,
+         "loaded": [], "unloaded": [], "init_names": [], "busy": False, "programs": [],
+         "sessions": [], "tf_version": None, "skipped": []}
+
+
+def _numeric(value):
+    array = np.asarray(value)
+    return array if array.dtype.kind in "biufc" else None
+
+
+def _flatten(fetches):
+    if isinstance(fetches, dict):
+        return [x for v in fetches.values() for x in _flatten(v)]
+    if isinstance(fetches, (list, tuple)):
+        return [x for v in fetches for x in _flatten(v)]
+    return [fetches]
+
+
+def _reached(graph, fetches, ops_type):
+    stack = []
+    for fetch in _flatten(fetches):
+        try:
+            element = graph.as_graph_element(fetch, allow_tensor=True, allow_operation=True)
+        except Exception:
+            continue
+        stack.append(element if isinstance(element, ops_type) else element.op)
+    seen = set()
+    while stack:
+        op = stack.pop()
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        stack.extend(op.control_inputs)
+    return seen
+
+
+def _values(session, run, variables):
+    """{TF1 name: numpy value} of the variables that can be read now."""
+    out = {}
+    try:
+        values = run(session, list(variables))
+        pairs = zip(variables, values)
+    except Exception:
+        pairs = []
+        for variable in variables:
+            try:
+                pairs.append((variable, run(session, variable)))
+            except Exception:
+                continue
+    for variable, value in pairs:
+        array = _numeric(value)
+        name = variable.op.name
+        if array is None:
+            state["skipped"].append(name)
+        else:
+            out[name] = array
+    return out
+
+
+def _init_data():
+    if not os.path.exists(cfg["init"]):
+        return {}
+    with np.load(cfg["init"]) as data:
+        return {k: data[k] for k in data.files}
+
+
+def _at_init(session, run, variables):
+    if state["init"] is not None:
+        return
+    state["busy"] = True
+    try:
+        if cfg["init_action"] == "save":
+            values = _values(session, run, variables)
+            np.savez(cfg["init"], **values)
+            state["init_names"] = sorted(values)
+            state["init"] = "saved"
+        else:
+            data = _init_data()
+            for variable in variables:
+                name = variable.op.name
+                value = data.get(name)
+                if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
+                    variable.load(value, session)
+                    state["loaded"].append(name)
+                else:
+                    state["unloaded"].append(name)
+            state["init"] = "loaded"
+    finally:
+        state["busy"] = False
+
+
+def _patch_sessions(tf_module):
+    from tensorflow.python.client import session as session_lib
+    from tensorflow.python.framework import ops as ops_lib
+    v1 = tf_module.compat.v1 if hasattr(tf_module, "compat") else tf_module
+    state["tf_version"] = getattr(tf_module, "__version__", None) or getattr(v1, "VERSION", None)
+    base = session_lib.BaseSession
+    if getattr(base, "_tfm_patched", False):
+        return
+    run, close = base.run, base.close
+
+    def patched_run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if state["busy"]:
+            return run(self, fetches, feed_dict, options, run_metadata)
+        started = time.time()
+        out = run(self, fetches, feed_dict, options, run_metadata)
+        state["runs"].append(time.time() - started)
+        if state["first_run"] is None:
+            state["first_run"] = started - _t0
+        if self not in state["sessions"]:
+            state["sessions"].append(self)
+        if cfg["init_action"] and state["init"] is None:
+            variables = self.graph.get_collection("variables")
+            if variables:
+                state["covered"].update(_reached(self.graph, fetches, ops_lib.Operation))
+                if all(v.initializer.name in state["covered"] for v in variables):
+                    _at_init(self, run, variables)
+        return out
+
+    def final_of(session):
+        if getattr(session, "_closed", False) or session not in state["sessions"]:
+            return
+        state["busy"] = True
+        try:
+            state["final"].update(_values(session, run, session.graph.get_collection("variables")))
+        finally:
+            state["busy"] = False
+
+    def patched_close(self):
+        final_of(self)
+        return close(self)
+
+    base.run, base.close, base._tfm_patched = patched_run, patched_close, True
+    state["final_of"] = final_of
+    saver_class = v1.train.Saver
+    restore = saver_class.restore
+
+    def patched_restore(self, sess, save_path):
+        out = restore(self, sess, save_path)
+        if cfg["init_action"] and state["init"] is None and sess is not None:
+            _at_init(sess, run, sess.graph.get_collection("variables"))
+        return out
+
+    saver_class.restore = patched_restore
+
+
+def _patch_programs(program_lib):
+    """shims.GraphProgram: initial values when its variables are created, timed runs."""
+    def on_build(program):
+        state["programs"].append(program)
+        if cfg["init_action"] != "load":
+            return
+        data = _init_data()
+        for variable in program.global_variables():
+            name = program.name_of(variable)
+            value = data.get(name)
+            if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
+                variable.assign(value)
+                state["loaded"].append(name)
+            else:
+                state["unloaded"].append(name)
+        state["init"] = "loaded"
+
+    program_lib.add_build_hook(on_build)
+    run = program_lib.GraphProgram.run
+
+    def timed_run(*args, **feeds):
+        started = time.time()
+        out = run(*args, **feeds)
+        state["runs"].append(time.time() - started)
+        if state["first_run"] is None:
+            state["first_run"] = started - _t0
+        return out
+
+    program_lib.GraphProgram.run = timed_run
+
+
+class _AfterImport(object):
+    """Calls a function with a module right after the module is first imported."""
+
+    def __init__(self, hooks):
+        self.hooks = hooks
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.hooks:
+            return None
+        import importlib.util
+        sys.meta_path.remove(self)
+        try:
+            spec = importlib.util.find_spec(name)
+        finally:
+            sys.meta_path.insert(0, self)
+        if spec is None or spec.loader is None:
+            return spec
+        hook, loader = self.hooks.pop(name), spec.loader
+        execute = loader.exec_module
+
+        def exec_module(module):
+            execute(module)
+            hook(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+if cfg["mode"] == "compat":  # TF 2.x pretending to be TF1: the old default of verify --program
+    import tensorflow.compat.v1 as _v1
+    _v1.disable_v2_behavior()
+    sys.modules["tensorflow"] = _v1
+    import tensorflow as _real
+    _patch_sessions(_real)
+    state["tf_version"] = _real.__version__ + " (compat.v1 graph mode)"
+else:
+    sys.meta_path.insert(0, _AfterImport({"tensorflow": _patch_sessions,
+                                          "shims.program": _patch_programs}))
+
+
+def _finish():
+    for session in list(state["sessions"]):
+        if "final_of" in state:
+            state["final_of"](session)
+    for program in state["programs"]:
+        try:
+            for variable in program.global_variables():
+                array = _numeric(variable.numpy())
+                if array is not None:
+                    state["final"][program.name_of(variable)] = array
+        except Exception:
+            continue
+    np.savez(cfg["final"], **state["final"])
+    if state["tf_version"] is None and "tensorflow" in sys.modules:
+        state["tf_version"] = getattr(sys.modules["tensorflow"], "__version__", None)
+    meta = {key: state[key] for key in ("init", "runs", "first_run", "loaded", "unloaded",
+                                        "init_names", "tf_version", "skipped")}
+    meta["wall"] = time.time() - _t0
+    meta["python"] = sys.version.split()[0]
+    with open(cfg["meta"], "w") as handle:
+        json.dump(meta, handle)
+
+
+atexit.register(_finish)
+sys.path.insert(0, os.path.dirname(os.path.abspath(cfg["source"])))
+sys.argv = [cfg["source"]] + list(cfg["args"])
+import runpy
+runpy.run_path(cfg["source"], run_name="__main__")
+'''
