@@ -6,3 +6,18 @@ import sys
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+import pytest  # noqa: E402
+
+import tf1_oracle  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def tf1_python():
+    """The real TF 1.15 interpreter (built once and cached); its absence fails the test
+    with one line, it never skips it."""
+    try:
+        return tf1_oracle.interpreter()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)

@@ -1,6 +1,7 @@
-"""Whole TF1 programs (samples/programs/*): the original runs in TF1 graph mode, the
-migrated program on TF 2.21 with the default Keras; every `KEY numbers...` line the
-original prints must come out equal, and the migrated source must be eager TF2."""
+"""Whole TF1 programs (samples/programs/*): the original runs on real TensorFlow 1.15 (its
+own interpreter, tests/tf1_oracle.py), the migrated program on TF 2.21 with the default
+Keras; every number the original prints must come out equal, and the migrated source
+must be eager TF2."""
 import io
 import json
 import os
@@ -11,6 +12,8 @@ import tokenize
 
 import pytest
 
+import tf1_oracle
+
 pytest.importorskip("tensorflow")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -19,17 +22,8 @@ NAMES = sorted(d for d in os.listdir(PROGRAMS) if os.path.isfile(os.path.join(PR
 GRAPH_MODE = re.compile(r"\b(Session|InteractiveSession|placeholder|feed_dict|"
                         r"disable_eager_execution|disable_v2_behavior)\b")
 
-REFERENCE = """
-import os, runpy, sys
-import tensorflow.compat.v1 as v1
-v1.disable_v2_behavior()
-sys.modules["tensorflow"] = v1
-sys.path.insert(0, os.environ["TESTS"])
-import tf1_estimator
-v1.estimator = tf1_estimator
-sys.argv = [os.environ["SOURCE"], os.environ["MODEL_DIR"]]
-runpy.run_path(os.environ["SOURCE"], run_name="__main__")
-"""
+# the TF1 side: the program itself, run by real TF 1.15 as `python legacy.py MODEL_DIR`
+AS_SCRIPT = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
 MIGRATED = """
 import os, runpy, sys
 sys.path.insert(0, os.path.dirname(os.environ["SOURCE"]))
@@ -38,20 +32,28 @@ runpy.run_path(os.environ["SOURCE"], run_name="__main__")
 """
 
 
-def run(code, source, model_dir, **env):
-    environ = dict(os.environ, SOURCE=str(source), MODEL_DIR=str(model_dir), TF_CPP_MIN_LOG_LEVEL="3",
-                   TESTS=os.path.dirname(os.path.abspath(__file__)), **env)
-    environ.pop("TF_USE_LEGACY_KERAS", None)
-    environ.update(env)
-    proc = subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+def rows_of(stdout):
     rows = {}
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         parts = line.split()
         if len(parts) > 1 and re.match(r"^[A-Z_]+$", parts[0]):
             rows[parts[0]] = [float(v) for v in parts[1:]]
     return rows
+
+
+def tf1(source, model_dir):
+    """What the program prints on real TF 1.15."""
+    return rows_of(tf1_oracle.run(AS_SCRIPT, source, model_dir))
+
+
+def tf2(source, model_dir):
+    """What the migrated program prints on TF 2.21 with the default Keras."""
+    environ = dict(os.environ, SOURCE=str(source), MODEL_DIR=str(model_dir), TF_CPP_MIN_LOG_LEVEL="3")
+    environ.pop("TF_USE_LEGACY_KERAS", None)
+    proc = subprocess.run([sys.executable, "-c", MIGRATED], env=environ, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return rows_of(proc.stdout)
 
 
 def code_only(path):
@@ -80,27 +82,34 @@ def test_committed_migration_matches_the_tool(name, tmp_path):
     assert "0 would change" in again.stdout + again.stderr, again.stdout
 
 
+def verify_program(tf1_python, legacy, migrated, *extra):
+    return cli("verify", legacy, migrated, "--program", "--tf1-python", tf1_python, "--program-arg", "{out}",
+               "--tf1-cache", tf1_oracle.RESULTS, *extra)
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_migrated_program_computes_what_the_tf1_program_computed(name, tmp_path):
-    """`tf-migrate verify --program`: the TF1 program in graph mode and its migration on
-    TF 2.21 (default Keras) print equal losses per step, metrics and predictions, and end
-    with equal variables (every one, by TF1 name, optimizer slots included)."""
+def test_migrated_program_computes_what_the_tf1_program_computed(name, tmp_path, tf1_python):
+    """`tf-migrate verify --program --tf1-python`: the TF1 program on real TF 1.15 and its
+    migration on TF 2.21 (default Keras), from the same initial values, print equal
+    numbers (losses per step, metrics, predictions) and end with equal variables (every
+    one, by TF1 name, optimizer slots included)."""
     legacy = os.path.join(PROGRAMS, name, "legacy.py")
     migrated = tmp_path / "out"
     out = cli("upgrade", legacy, "--outtree", migrated, "--no-cache")
     assert out.returncode in (0, 1), out.stderr
     left = sorted(set(GRAPH_MODE.findall(code_only(migrated / "legacy.py"))))
     assert not left, f"graph-mode code left: {left}"
-    proc = cli("verify", legacy, migrated / "legacy.py", "--program", "--format", "json",
-               "--prelude", os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf1_estimator_prelude.py"))
+    proc = verify_program(tf1_python, legacy, migrated / "legacy.py", "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr[-2000:]
     report = json.loads(proc.stdout)
-    assert report["ok"], [l for l in report["lines"] + report["variables"] if not l["ok"]]
-    assert max(line["values"] for line in report["lines"]) >= 20  # a trajectory, not one number
+    assert report["tf1"]["real"] and report["tf1"]["tensorflow"].startswith("1.15"), report["tf1"]
+    lines = [line for stream in report["streams"].values() for line in stream["lines"]]
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert sum(len(line["tf1"]) for line in lines) >= 20  # a trajectory, not one number
     assert report["variables"]  # the final variables were compared too
 
 
-def test_migrated_estimator_resumes_a_tf1_model_dir(tmp_path):
+def test_migrated_estimator_resumes_a_tf1_model_dir(tmp_path, tf1_python):
     """A model_dir written by the TF1 program: the migrated program restores it (variables,
     global_step, momentum slots) and trains on exactly as the TF1 program would."""
     import shutil
@@ -108,10 +117,10 @@ def test_migrated_estimator_resumes_a_tf1_model_dir(tmp_path):
     legacy = os.path.join(PROGRAMS, "estimator_cnn", "legacy.py")
     out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
     assert out.returncode in (0, 1), out.stderr
-    run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")
+    tf1(legacy, tmp_path / "tf1")
     shutil.copytree(tmp_path / "tf1", tmp_path / "tf2")
-    want = run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")  # resumes at step 15
-    got = run(MIGRATED, tmp_path / "out" / "legacy.py", tmp_path / "tf2")
+    want = tf1(legacy, tmp_path / "tf1")  # real TF 1.15 resumes at step 15
+    got = tf2(tmp_path / "out" / "legacy.py", tmp_path / "tf2")
     assert want["EVAL"][-1] == got["EVAL"][-1] == 27
     for key, values in want.items():
         for a, b in zip(values, got[key]):
@@ -171,15 +180,15 @@ print("LOSSES", " ".join("%.6f" % v for v in values))
 '''
 
 
-def test_a_program_that_cannot_be_converted_still_runs_in_graph_mode(tmp_path):
+def test_a_program_that_cannot_be_converted_still_runs_in_graph_mode(tmp_path, tf1_python):
     legacy = tmp_path / "legacy.py"
     legacy.write_text(BLOCKED)
     out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
     assert "TFM501" in out.stdout and "Session program kept in TF1 graph mode" in out.stdout
     migrated = (tmp_path / "out" / "legacy.py").read_text()
     assert "tf.compat.v1.disable_eager_execution()" in migrated
-    want = run(REFERENCE, legacy, tmp_path / "tf1", TF_USE_LEGACY_KERAS="1")
-    got = run(MIGRATED, tmp_path / "out" / "legacy.py", tmp_path / "tf2")
+    want = tf1(legacy, tmp_path / "tf1")
+    got = tf2(tmp_path / "out" / "legacy.py", tmp_path / "tf2")
     assert want["LOSSES"] == got["LOSSES"]
 
 
@@ -206,25 +215,27 @@ with tf.Session() as sess:
 '''
 
 
-def test_verify_program_compares_trajectories_from_the_same_initial_values(tmp_path):
+def test_verify_program_compares_trajectories_from_the_same_initial_values(tmp_path, tf1_python):
     """Unseeded random initial values: verify --program starts the migrated program from
-    the TF1 run's initial values, then losses per step and final variables must match;
-    a migration that trains differently is caught."""
+    the real TF1 run's initial values, then losses per step and final variables must
+    match; a migration that trains differently is caught; a failed run is one line."""
     legacy = tmp_path / "legacy.py"
     legacy.write_text(UNSEEDED.replace("LEARNING_RATE", "0.05"))
     out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
     assert out.returncode in (0, 1), out.stderr
     migrated = tmp_path / "out" / "legacy.py"
-    good = cli("verify", legacy, migrated, "--program", "--format", "json")
+    good = verify_program(tf1_python, legacy, migrated, "--format", "json")
     assert good.returncode == 0, good.stdout + good.stderr
     report = json.loads(good.stdout)
-    assert report["ok"] and report["shared_init"] and report["lines"][0]["values"] == 20
+    assert report["ok"] and report["init"]["shared"] and report["init"]["not_used_by_migrated"] == []
+    assert len(report["streams"]["printed"]["lines"][0]["tf1"]) == 20
     assert {v["name"] for v in report["variables"]} >= {"dense/kernel", "dense_1/bias", "dense/kernel/Adam"}
     drifted = tmp_path / "drifted.py"
     drifted.write_text(migrated.read_text().replace("0.05", "0.06"))
-    bad = cli("verify", legacy, drifted, "--program")
-    assert bad.returncode == 1 and "DIFF LOSSES" in bad.stdout and "NOT verified" in bad.stdout
+    bad = verify_program(tf1_python, legacy, drifted)
+    assert bad.returncode == 1 and "NOT EQUIVALENT" in bad.stdout, bad.stdout
+    assert "first difference: TF1 line 1 'LOSSES" in bad.stdout.replace("\n", " "), bad.stdout
     broken = tmp_path / "broken.py"
     broken.write_text("raise SystemExit('no such thing')\n")
-    failed = cli("verify", legacy, broken, "--program")
-    assert failed.returncode == 2 and "the migrated (TF2) run failed" in failed.stderr
+    failed = verify_program(tf1_python, legacy, broken)
+    assert failed.returncode == 2 and "the migrated (TF2) run failed: no such thing" in failed.stderr

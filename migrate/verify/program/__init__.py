@@ -157,13 +157,15 @@ def _run(side: _Side, python: str, mode: str, source: str, args: List[str], cwd:
         os.replace(tmp, entry)
 
 
-def _environment(python: str, legacy_keras: bool) -> Dict[str, str]:
+def _environment(legacy_keras: bool, tf1: bool) -> Dict[str, str]:
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL=os.environ.get("TF_CPP_MIN_LOG_LEVEL", "2"),
                PYTHONWARNINGS="ignore", PYTHONIOENCODING="utf-8")
     if legacy_keras:
         env["TF_USE_LEGACY_KERAS"] = "1"
     else:
         env.pop("TF_USE_LEGACY_KERAS", None)
+    if tf1:  # importing TF 2 sets TF2_BEHAVIOR=1, and TF 1.15 started with it runs eagerly
+        env.pop("TF2_BEHAVIOR", None)
     return env
 
 
@@ -262,7 +264,7 @@ def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, le
     init = os.path.join(work, "init.npz")
     python1 = tf1_python or sys.executable
     mode1 = "tf1" if tf1_python else "compat"
-    env1 = _environment(python1, legacy_keras=not tf1_python)
+    env1 = _environment(legacy_keras=not tf1_python, tf1=True)
     _pythonpath(env1, legacy_cwd, new_cwd)
     tf1_runs = []
     for k in range(repeat):
@@ -271,7 +273,7 @@ def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, le
         _run(side, python1, mode1, legacy, args, legacy_cwd, env1, init, "save" if k == 0 else "load",
              timeout, label + (f" repeat {k}" if k else ""), tf1_cache if tf1_python else None, k)
         tf1_runs.append(side)
-    env2 = _environment(sys.executable, legacy_keras=False)
+    env2 = _environment(legacy_keras=False, tf1=False)
     _pythonpath(env2, new_cwd, legacy_cwd)
     new = _Side(work, "migrated")
     _run(new, sys.executable, "tf2", migrated, args, new_cwd, env2, init, "load", timeout,
