@@ -780,8 +780,8 @@ def verify(
         help="An argument for both programs (sys.argv[1:], in order); {out} in it is a "
              "folder of each run's own."),
     tf1_python: Optional[str] = typer.Option(None, "--tf1-python", metavar="PATH",
-        help="--program: run LEGACY in this TF 1.x interpreter (default: TF 2's compat.v1 "
-             "graph mode, which is not TF1)."),
+        help="Run LEGACY in this TF 1.x interpreter (default: TF 2's compat.v1 graph mode, "
+             "which is not TF1)."),
     cwd: Optional[str] = typer.Option(None, "--cwd", metavar="DIR",
         help="--program: LEGACY's working directory (default: here if LEGACY is below it, "
              "else its folder)."),
@@ -837,7 +837,8 @@ def verify(
                     kwargs[name] = ast.literal_eval(value)
                 except (ValueError, SyntaxError):
                     raise VerifyError(f"--arg {item!r}: the value must be a Python literal") from None
-            report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude)
+            report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude,
+                                tf1_python)
             show = _print_verify
     except VerifyError as exc:
         if status:
@@ -916,6 +917,9 @@ def _print_verify(report: dict) -> None:
         table.add_row(f"grad {g['name']}", mark(g["ok"]), f"{g.get('max_abs', float('nan')):.3g}",
                       f"{g.get('max_rel', float('nan')):.3g}", g.get("problem", "") or why(g))
     console.print(table)
+    if not report.get("tf1_real"):
+        console.print("note: LEGACY ran on TF 2's compat.v1 graph mode, which is not TF1; pass "
+                      "--tf1-python with a TF 1.x interpreter for the real thing")
     console.print(f"{'EQUIVALENT' if report['ok'] else 'NOT EQUIVALENT'} within rtol={report['rtol']}, "
                   f"atol={report['atol']} (a value passes when |a - b| <= atol + rtol * |a|)")
 

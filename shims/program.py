@@ -44,6 +44,7 @@ import tensorflow as tf
 from tensorflow.python.framework import func_graph as _func_graph
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import variable_scope as vs
+from tensorflow.python.training import slot_creator as _slot_creator
 
 from shims._layer import _EagerVariableStore
 
@@ -89,6 +90,29 @@ class _Building(threading.local):
 
 
 _BUILDING = _Building()
+
+
+def _slot_naming(create, name_at: int):
+    """A TF1 optimizer names a slot ``<primary's TF1 name>/<op name>`` (``W/Adam``,
+    ``Variable_1/Adam_1``). In the step graph every unnamed primary is ``Variable``, so
+    while a program builds, the slot creator says whose slot it makes and the variable
+    creator keys the slot by the primary's TF1 name."""
+    def create_slot(primary, *args, **kwargs):
+        if _BUILDING.graph is None:
+            return create(primary, *args, **kwargs)
+        name = kwargs["name"] if "name" in kwargs else args[name_at - 1]
+        outer = getattr(_BUILDING, "slot", None)
+        _BUILDING.slot = (primary, name)
+        try:
+            return create(primary, *args, **kwargs)
+        finally:
+            _BUILDING.slot = outer
+
+    return create_slot
+
+
+for _fn, _at in (("create_slot", 2), ("create_slot_with_initializer", 4), ("create_zeros_slot", 1)):
+    setattr(_slot_creator, _fn, _slot_naming(getattr(_slot_creator, _fn), _at))
 
 
 _BUILD_HOOKS: List[Callable[["GraphProgram"], None]] = []
@@ -214,6 +238,9 @@ class GraphProgram(tf.Module):
             else:
                 scope = graph.get_name_scope()
                 key = f"{scope}/{base}" if scope else base
+            slot = getattr(_BUILDING, "slot", None)
+            if slot is not None and id(slot[0]) in self._state.key_of:
+                key = f"{self._state.key_of[id(slot[0])]}/{slot[1]}"
             # a name taken earlier in this trace gets TF1's suffix (two optimizers' beta1_power
             # are beta1_power and beta1_power_1), so they never share a variable
             taken = _BUILDING.keys

@@ -1,4 +1,4 @@
-"""End to end on every sample: TF1 graph -> Saver checkpoint -> tf-migrate upgrade ->
+"""End to end on every sample: real TF 1.15 graph (tests/tf1_oracle.py) -> Saver checkpoint -> tf-migrate upgrade ->
 TF2 eager load -> equal outputs and gradients -> ckpt compare ok -> verify ok."""
 import json
 import os
@@ -40,7 +40,7 @@ def test_committed_migration_matches_the_tool(name, tmp_path):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_end_to_end(name, tmp_path):
+def test_end_to_end(name, tmp_path, tf1_python):
     folder = os.path.join(SAMPLES, name)
     spec = json.load(open(os.path.join(folder, "sample.json")))
     migrated = tmp_path / "migrated"
@@ -53,11 +53,10 @@ def test_end_to_end(name, tmp_path):
             "--grads", "--format", "json", "--workdir", tmp_path / "work"]
     for text in spec["inputs"]:
         args += ["--input", text]
-    if spec.get("prelude"):
-        args += ["--prelude", os.path.join(folder, spec["prelude"])]
-    result = cli(*args)
+    result = cli(*args, "--tf1-python", tf1_python)  # the reference: real TF 1.15, tf.contrib and all
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     report = json.loads(result.stdout)
+    assert report["tf1_real"]
     assert report["ok"] and report["variables"]["legacy"] == report["variables"]["matched"] > 0
     assert report["gradients"] and all(g["ok"] for g in report["gradients"])
     names = migrated / "tf-migrate-names.json"
@@ -68,7 +67,7 @@ def test_end_to_end(name, tmp_path):
     assert len(data["matched"]) == report["variables"]["legacy"]
 
 
-def test_verify_catches_a_wrong_migration(tmp_path):
+def test_verify_catches_a_wrong_migration(tmp_path, tf1_python):
     folder = os.path.join(SAMPLES, "actor_critic")
     shutil.copytree(os.path.join(folder, "migrated"), tmp_path / "m")
     path = tmp_path / "m" / "legacy.py"
@@ -76,7 +75,8 @@ def test_verify_catches_a_wrong_migration(tmp_path):
     temp = tmp_path / "tmp"
     temp.mkdir()
     result = cli("verify", f"{folder}/legacy.py:build", f"{path}:build", "--input", "state:4x6:float32",
-                 "--input", "action:4x2:float32", "--format", "json", TMPDIR=str(temp))
+                 "--input", "action:4x2:float32", "--format", "json", "--tf1-python", tf1_python,
+                 TMPDIR=str(temp))
     assert result.returncode == 1
     report = json.loads(result.stdout)
     assert not report["outputs"][0]["eager"]["ok"] and report["outputs"][1]["eager"]["ok"]

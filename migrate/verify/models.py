@@ -67,11 +67,22 @@ kwargs = cfg["kwargs"]
 '''
 
 REFERENCE = COMMON + r'''
-import tensorflow.compat.v1 as v1
-from tf_keras.src.legacy_tf_layers.migration_utils import DeterministicRandomTestTool
+import contextlib
+if cfg.get("tf1"):  # the user's own TF 1.x interpreter: the real thing, tf.contrib included
+    import tensorflow as v1
 
-v1.disable_v2_behavior()
-sys.modules["tensorflow"] = v1  # the legacy code was written against TF 1.x names
+    class DeterministicRandomTestTool(object):  # TF 1.x has none: the graph seed decides
+        def __init__(self, seed, mode):
+            pass
+
+        def scope(self):
+            return contextlib.suppress()
+else:
+    import tensorflow.compat.v1 as v1
+    from tf_keras.src.legacy_tf_layers.migration_utils import DeterministicRandomTestTool
+
+    v1.disable_v2_behavior()
+    sys.modules["tensorflow"] = v1  # the legacy code was written against TF 1.x names
 if cfg.get("prelude"):  # stand-ins for TF1 pieces TF 2 no longer ships (tf.contrib)
     exec(compile(open(cfg["prelude"]).read(), cfg["prelude"], "exec"),
          {"__name__": "tfm_prelude", "__file__": cfg["prelude"]})
@@ -231,7 +242,7 @@ def announce(what: str) -> None:
 
 
 def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: str,
-             timeout: float, cwd: Optional[str] = None) -> str:
+             timeout: float, cwd: Optional[str] = None, python: Optional[str] = None) -> str:
     """One side of a comparison: ``script`` in a fresh Python with ``cfg`` in the
     environment variable ``variable``, tf_keras (the TF1 side) or the default Keras.
     Its stdout; a failure or time-out is one VerifyError line."""
@@ -242,8 +253,10 @@ def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: st
         env["TF_USE_LEGACY_KERAS"] = "1"
     else:
         env.pop("TF_USE_LEGACY_KERAS", None)
+    if python:  # a TF 1.x interpreter: TF2_BEHAVIOR (set by importing TF 2) would make it eager
+        env.pop("TF2_BEHAVIOR", None)
     try:
-        proc = subprocess.run(python_c(script), env=env, capture_output=True, text=True,
+        proc = subprocess.run(python_c(script, python), env=env, capture_output=True, text=True,
                               timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         raise VerifyError(f"the {what} run took longer than {timeout:g} s") from None
@@ -252,15 +265,15 @@ def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: st
     return proc.stdout
 
 
-def _run(script: str, cfg: dict, legacy_keras: bool, what: str) -> None:
-    run_side(script, "TFM_VERIFY", cfg, legacy_keras, what, cfg.get("timeout", 1800))
+def _run(script: str, cfg: dict, legacy_keras: bool, what: str, python: Optional[str] = None) -> None:
+    run_side(script, "TFM_VERIFY", cfg, legacy_keras, what, cfg.get("timeout", 1800), python=python)
 
 
-def python_c(script: str) -> List[str]:
+def python_c(script: str, python: Optional[str] = None) -> List[str]:
     """``python -c SCRIPT`` without the current directory first on sys.path (where a
     json.py would be imported instead of the standard library's)."""
     safe = "import sys\nif sys.path and sys.path[0] in ('', '.'):\n    del sys.path[0]\n"
-    return [sys.executable, "-c", safe + script]
+    return [python or sys.executable, "-c", safe + script]
 
 
 def raise_failure(proc, what: str) -> None:
@@ -325,7 +338,8 @@ def _diff(a, b) -> Dict[str, float]:
 
 def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
            rtol: float = 1e-5, atol: float = 1e-5, seed: int = 0, kwargs: Optional[dict] = None,
-           workdir: Optional[str] = None, prelude: Optional[str] = None) -> dict:
+           workdir: Optional[str] = None, prelude: Optional[str] = None,
+           tf1_python: Optional[str] = None) -> dict:
     """Both runs in a work folder: ``workdir`` (kept, with its checkpoints and arrays),
     else a temp folder removed afterwards, whatever the outcome."""
     _check_target(legacy, "LEGACY")
@@ -334,7 +348,8 @@ def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
         raise VerifyError(f"--workdir {workdir!r} exists and is not a directory")
     work = workdir or tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
-        report = _verify_in(work, legacy, migrated, inputs, grads, rtol, atol, seed, kwargs, prelude)
+        report = _verify_in(work, legacy, migrated, inputs, grads, rtol, atol, seed, kwargs, prelude,
+                            tf1_python)
     finally:
         if not workdir:
             import shutil
@@ -347,7 +362,8 @@ def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
 
 
 def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads: bool, rtol: float,
-               atol: float, seed: int, kwargs: Optional[dict], prelude: Optional[str]) -> dict:
+               atol: float, seed: int, kwargs: Optional[dict], prelude: Optional[str],
+               tf1_python: Optional[str] = None) -> dict:
     import numpy as np
 
     os.makedirs(work, exist_ok=True)
@@ -359,10 +375,13 @@ def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads:
            if migrated.rpartition(":")[0].endswith(".py") else migrated,
            "inputs": os.path.join(work, "inputs.npz"), "names": [s["name"] for s in inputs],
            "work": work, "seed": seed, "grads": grads, "kwargs": kwargs or {},
-           "prelude": os.path.abspath(prelude) if prelude else None}
+           "prelude": os.path.abspath(prelude) if prelude else None, "tf1": bool(tf1_python)}
+    if tf1_python and not (os.path.isfile(tf1_python) and os.access(tf1_python, os.X_OK)):
+        raise VerifyError(f"--tf1-python {tf1_python!r}: not an executable file")
     if prelude and not os.path.isfile(prelude):
         raise VerifyError(f"--prelude {prelude}: no such file")
-    _run(REFERENCE, cfg, True, "legacy (TF1 graph)")
+    _run(REFERENCE, cfg, not tf1_python, "legacy (TF1)" if tf1_python else "legacy (TF2 compat.v1 graph)",
+         tf1_python)
     _run(MIGRATED, cfg, False, "migrated (TF2 eager)")
     ref = np.load(os.path.join(work, "reference.npz"))
     new = np.load(os.path.join(work, "migrated.npz"))
@@ -401,7 +420,8 @@ def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads:
             gradients.append(d)
     ok = variables["ok"] and all(o["eager"]["ok"] and o["traced"]["ok"] for o in outputs) \
         and reg["ok"] and all(g["ok"] for g in gradients)
-    return {"ok": ok, "legacy": legacy, "migrated": migrated, "variables": variables,
+    return {"ok": ok, "legacy": legacy, "migrated": migrated, "tf1_real": bool(tf1_python),
+            "variables": variables,
             "outputs": outputs, "regularization": reg, "gradients": gradients,
             "rtol": rtol, "atol": atol, "workdir": work,
             "checkpoints": {"tf1": os.path.join(work, "tf1", "model"), "tf2": os.path.join(work, "tf2", "model")}}

@@ -45,7 +45,9 @@ __all__ = [
     "train_and_evaluate",
 ]
 
-_log = logging.getLogger("shims.estimator")
+# TF 1.x's Estimator logs through TensorFlow's logger ("INFO:tensorflow:loss = ..., step = ...",
+# shown once the program sets tf.compat.v1.logging.set_verbosity(INFO)); the same lines here
+_log = logging.getLogger("tensorflow")
 
 
 class ModeKeys:
@@ -363,6 +365,7 @@ class Estimator:
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
         context = SessionRunContext()
+        iteration = 0
         for element in dataset:
             if max_steps is not None and step_value >= max_steps:
                 break
@@ -382,9 +385,14 @@ class Estimator:
             for i, hook in enumerate(all_hooks):
                 results = out.get("hooks", {}).get(str(i))
                 hook.after_run(context, SessionRunValues(results, None, None))
-            if log_every and step_value % log_every == 0:
-                _log.info("loss = %s, step = %d (%.3f sec)", loss, step_value, time.time() - started)
+            if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
+                if iteration:
+                    _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], step_value,
+                              time.time() - started)
+                else:
+                    _log.info("loss = %s, step = %d", out["loss"], step_value)
                 started = time.time()
+            iteration += 1
             if (every_steps and step_value - last_save_step >= every_steps) or \
                     (not every_steps and every_secs and time.time() - last_save_time >= every_secs):
                 program.save(prefix, global_step=step_value, max_to_keep=max_to_keep)
@@ -427,6 +435,8 @@ class Estimator:
         result: Dict[str, Any] = dict(out.get("metrics", {}))
         result["loss"] = out["loss"]
         result["global_step"] = out["global_step"]
+        _log.info("Saving dict for global step %d: %s", int(out["global_step"]),
+                  ", ".join(f"{k} = {result[k]}" for k in sorted(result)))
         return result
 
     # -- predict -------------------------------------------------------------------

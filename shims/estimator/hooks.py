@@ -16,7 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
-_log = logging.getLogger("shims.estimator")
+_log = logging.getLogger("tensorflow")  # where TF 1.x's hooks log
 
 
 class SessionRunArgs(collections.namedtuple("SessionRunArgs", ["fetches", "feed_dict", "options"])):

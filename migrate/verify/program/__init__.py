@@ -205,7 +205,7 @@ def _variables(old: dict, new: dict, rtol: float, atol: float) -> List[dict]:
 
 
 def _pair_json(pair: lines_lib.Pair) -> dict:
-    item = {"line": pair.want.line, "text": pair.want.text, "ok": pair.ok,
+    item = {"line": pair.want.line, "text": pair.want.text, "template": pair.want.template, "ok": pair.ok,
             "tf1": pair.want.numbers, "migrated": pair.got.numbers if pair.got else None,
             "migrated_line": pair.got.line if pair.got else None,
             "max_abs": pair.max_abs, "max_rel": pair.max_rel}

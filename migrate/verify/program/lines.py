@@ -44,6 +44,8 @@ REPR = re.compile(r"<tf\.(?:Tensor|Variable|Operation)[^>]*>|<tensorflow\.[^>]*>
                   r"\bname: \"[^\"]*\"|\bop: \"[^\"]*\"|\bdtype=[\w.]+|\bshape=\([^)]*\)")
 LOG = re.compile(r"^(?:INFO|WARNING|ERROR):tensorflow:(.*)$|^[IWE]\d{4} [\d:.]+\s+\d+ [\w.]+:\d+\] (.*)$")
 STEP = re.compile(r"\b(?:global[ _]step|step)\b\s*[=:]?\s*(\d+)", re.IGNORECASE)
+# NumPy 2 prints np.float32(0.5) where NumPy 1 (TF 1.15's) printed 0.5
+NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|complex)\w*\(([^()]*)\)")
 PROGRESS_BAR = re.compile(r"\[[=>.#\- ]{5,}\]|\|[#█▏▎▍▌▋▊▉ ]{5,}\|")
 
 
@@ -66,11 +68,12 @@ def clean(text: str) -> str:
     if "\r" in text:
         text = [part for part in text.split("\r") if part.strip()][-1:] or [""]
         text = text[0]
+    text = NUMPY_SCALAR.sub(r"\1", text)
     text = REPR.sub("<obj>", text)
     text = STAMP.sub("<time>", text)
-    text = PATH.sub("<path>", text)
-    text = TIMING_KEY.sub(lambda m: NUMBER.sub("<t>", m.group(0)), text)
+    text = TIMING_KEY.sub(lambda m: NUMBER.sub("<t>", m.group(0)), text)  # before paths: ms/step
     text = TIMED.sub("<t>", text)
+    text = PATH.sub("<path>", text)
     return text
 
 
@@ -113,7 +116,7 @@ def log_records(text: str) -> List[Record]:
         if step is None:
             continue
         rec = record(number, message)
-        if rec is None:
+        if rec is None or len(rec.numbers) < 2:  # a step and nothing else: not a result
             continue
         rec.step = int(step.group(1))
         out.append(rec)

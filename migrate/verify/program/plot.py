@@ -30,8 +30,11 @@ def _label(template: str, position: int) -> str:
 
 
 def _counter(values: Sequence[float]) -> bool:
-    return len(set(values)) <= 1 or all(b - a == 1 or b == a for a, b in zip(values, values[1:])) and \
-        all(float(v).is_integer() for v in values)
+    """The same everywhere, or whole numbers counting up by a fixed step (steps, epochs)."""
+    if len(set(values)) <= 1:
+        return True
+    steps = {b - a for a, b in zip(values, values[1:])}
+    return len(steps) == 1 and steps.pop() > 0 and all(float(v).is_integer() for v in values)
 
 
 def series(pairs: List[Tuple[Record, Optional[Record]]], most: int = 8) -> List[Series]:

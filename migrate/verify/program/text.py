@@ -23,14 +23,9 @@ def _why(item: dict, rtol: float, atol: float) -> str:
 
 
 def _groups(lines: List[dict]) -> Dict[str, List[dict]]:
-    import re
-
     groups: Dict[str, List[dict]] = {}
     for item in lines:
-        template = re.sub(r"(?<![\w.])[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?(?![\w.])", "#",
-                          item["text"].strip())
-        template = re.sub(r"\s+", " ", template)
-        groups.setdefault(template, []).append(item)
+        groups.setdefault(item["template"], []).append(item)
     return groups
 
 

@@ -1,0 +1,294 @@
+"""`tf-migrate verify --program --tf1-python` on programs as people write them: the
+original runs on real TensorFlow 1.15 (tests/tf1_oracle.py), the migration on TF 2.21.
+Output as tutorials print it, Estimator log lines, relative data paths, each tree's own
+imports, programs kept in graph mode, TF1's own non-determinism, the plot, errors."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import tf1_oracle
+
+pytest.importorskip("tensorflow")
+
+EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+
+
+def cli(*args, cwd=None):
+    env = dict(os.environ)
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, cwd=cwd,
+                          env=env)
+
+
+def migrate(tree, out):
+    done = cli("upgrade", tree, "--outtree", out, "--no-cache")
+    assert done.returncode in (0, 1), done.stderr
+    return out
+
+
+def verify(tf1_python, legacy, migrated, *extra, cwd=None):
+    return cli("verify", legacy, migrated, "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, *extra, cwd=cwd)
+
+
+REGRESSION = '''
+import numpy as np
+import tensorflow as tf
+
+np.random.seed(0)
+X_data = np.random.rand(100, 3).astype(np.float32)
+y_data = X_data.dot(np.array([[1.5], [-2.0], [0.7]], np.float32)) + 0.3
+
+X = tf.placeholder(tf.float32, [None, 3])
+Y = tf.placeholder(tf.float32, [None, 1])
+hidden = tf.layers.dense(X, 10, activation=tf.nn.relu)
+pred = tf.layers.dense(hidden, 1)
+loss = tf.reduce_mean(tf.square(pred - Y))
+train = tf.train.GradientDescentOptimizer(LR).minimize(loss)
+
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(40):
+        _, l = sess.run([train, loss], feed_dict={X: X_data, Y: y_data})
+        if step % 5 == 0:
+            print("step %d, loss=%.6f" % (step, l))
+    print("Optimization Finished!")
+'''
+
+
+def test_an_unmodified_tutorial_is_equivalent_and_a_changed_learning_rate_is_not(tmp_path, tf1_python):
+    """The README's example: unseeded glorot weights shared from the TF1 run, `loss=`
+    every 5 steps compared; the migrated copy with another learning rate is NOT
+    equivalent, and the verdict names the first differing line and its values."""
+    (tmp_path / "reg.py").write_text(REGRESSION.replace("LR", "0.1"))
+    migrate(tmp_path / "reg.py", tmp_path / "out")
+    good = verify(tf1_python, tmp_path / "reg.py", tmp_path / "out" / "reg.py", "--format", "json")
+    assert good.returncode == 0, good.stdout[-3000:] + good.stderr
+    report = json.loads(good.stdout)
+    assert report["ok"] and report["init"]["shared"] and report["init"]["migrated_loaded"] == 4
+    assert report["tf1"]["tensorflow"] == "1.15.5" and report["migrated_run"]["tensorflow"].startswith("2.")
+    assert [line["tf1"][0] for line in report["streams"]["printed"]["lines"]] == list(range(0, 40, 5))
+    assert {v["name"] for v in report["variables"]} == {"dense/kernel", "dense/bias", "dense_1/kernel",
+                                                        "dense_1/bias"}
+    changed = tmp_path / "out" / "changed.py"
+    changed.write_text((tmp_path / "out" / "reg.py").read_text().replace("(0.1)", "(0.11)"))
+    bad = verify(tf1_python, tmp_path / "reg.py", changed)
+    text = " ".join(bad.stdout.split())
+    assert bad.returncode == 1 and "NOT EQUIVALENT" in text
+    assert "first difference: TF1 line 2 'step 5, loss=" in text and "value 2: TF1" in text, text
+
+
+TUTORIAL_OUTPUT = '''
+import time
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(1)
+data = rng.randn(128, 4).astype("float32")
+target = (data[:, :1] > 0).astype("float32")
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.placeholder(tf.float32, [None, 1])
+W = tf.Variable(tf.random_normal([4, 1]))
+b = tf.Variable(tf.zeros([1]))
+logits = tf.matmul(x, W) + b
+cost = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
+optimizer = tf.train.AdamOptimizer(0.05).minimize(cost)
+accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.cast(logits > 0, tf.float32), y), tf.float32))
+print(x)
+init = tf.global_variables_initializer()
+with tf.Session() as sess:
+    sess.run(init)
+    for epoch in range(6):
+        start = time.time()
+        avg_cost = 0.
+        for i in range(4):
+            _, c = sess.run([optimizer, cost], feed_dict={x: data[i * 32:(i + 1) * 32], y: target[i * 32:(i + 1) * 32]})
+            avg_cost += c / 4
+        print("Epoch:", '%04d' % (epoch + 1), "cost=", "{:.9f}".format(avg_cost),
+              "(%.3f sec)" % (time.time() - start))
+        acc = sess.run(accuracy, feed_dict={x: data, y: target})
+        print("step %d, loss %.4f, acc %.2f, %d examples/sec" % (epoch * 4, avg_cost, acc, 1000 + epoch))
+    print("Model saved in file: /tmp/model-%d.ckpt" % 6)
+'''
+
+
+def test_numbers_are_read_from_lines_as_tutorials_print_them(tmp_path, tf1_python):
+    """`Epoch: 0001 cost= 0.3479`, `step 20, loss 0.51, acc 0.78`: every number is
+    compared; times, rates, paths and a printed graph tensor are not results."""
+    (tmp_path / "tutorial.py").write_text(TUTORIAL_OUTPUT)
+    migrate(tmp_path / "tutorial.py", tmp_path / "out")
+    proc = verify(tf1_python, tmp_path / "tutorial.py", tmp_path / "out" / "tutorial.py", "--format", "json")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["ok"], report["first_difference"]
+    lines = report["streams"]["printed"]["lines"]
+    templates = {line["template"] for line in lines}
+    assert templates == {"Epoch: # cost= # (<t>)", "step #, loss #, acc #, <t>"}, templates
+    assert sum(len(line["tf1"]) for line in lines) == 6 * 2 + 6 * 3
+
+
+ESTIMATOR = '''
+import sys
+import numpy as np
+import tensorflow as tf
+
+tf.logging.set_verbosity(tf.logging.INFO)
+
+
+def model_fn(features, labels, mode):
+    logits = tf.layers.dense(features["x"], 2)
+    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+    train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss, tf.train.get_global_step())
+    acc = tf.metrics.accuracy(labels, tf.argmax(logits, 1))
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, eval_metric_ops={"acc": acc})
+
+
+rng = np.random.RandomState(0)
+x = rng.randn(64, 4).astype("float32")
+y = (x.sum(1) > 0).astype("int32")
+train_fn = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=16, num_epochs=None, shuffle=False)
+eval_fn = tf.estimator.inputs.numpy_input_fn({"x": x}, y, batch_size=16, num_epochs=1, shuffle=False)
+config = tf.estimator.RunConfig(log_step_count_steps=10)
+estimator = tf.estimator.Estimator(model_fn, sys.argv[1], config=config)
+estimator.train(train_fn, steps=30)
+print(estimator.evaluate(eval_fn))
+'''
+
+
+def test_estimator_log_lines_are_matched_by_step(tmp_path, tf1_python):
+    """Real tf.estimator logs `loss = 0.69, step = 1` and `Saving dict for global step
+    30: ...`; shims.estimator logs the same lines, compared by step; the dict the
+    program prints (NumPy 2 prints np.float32(...)) too; unseeded initial values shared."""
+    (tmp_path / "est.py").write_text(ESTIMATOR)
+    migrate(tmp_path / "est.py", tmp_path / "out")
+    proc = verify(tf1_python, tmp_path / "est.py", tmp_path / "out" / "est.py", "--program-arg", "{out}",
+                  "--format", "json")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["ok"], report["first_difference"]
+    logged = report["streams"]["logged"]["lines"]
+    assert [line["step"] for line in logged] == [1, 11, 21, 30]
+    assert report["init"]["shared"]
+    assert len(report["streams"]["printed"]["lines"]) == 1
+
+
+def test_each_program_runs_in_its_own_folder_with_its_own_imports(tmp_path, tf1_python):
+    """A research layout: `python train.py` from the repository root reads `data/...`
+    relative to it and imports `model.py` beside it; the migrated tree's copies are
+    the ones the migrated run reads and imports."""
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    import numpy as np
+
+    np.save(repo / "data" / "features.npy", np.random.RandomState(0).randn(32, 5).astype("float32"))
+    (repo / "model.py").write_text(
+        "import tensorflow as tf\n\n\ndef build(x):\n"
+        "    return tf.layers.dense(x, 1, name='head')\n")
+    (repo / "train.py").write_text('''
+import numpy as np
+import tensorflow as tf
+from model import build
+
+features = np.load("data/features.npy")
+x = tf.placeholder(tf.float32, [None, 5])
+loss = tf.reduce_mean(tf.square(build(x) - 1.0))
+step = tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(12):
+        print("iter", i, "loss", sess.run([step, loss], {x: features})[1])
+''')
+    migrate(repo, tmp_path / "migrated")
+    proc = verify(tf1_python, "train.py", tmp_path / "migrated" / "train.py", "--format", "json", cwd=repo)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["tf1"]["cwd"] == str(repo) and report["migrated_run"]["cwd"] == str(tmp_path / "migrated")
+    assert len(report["streams"]["printed"]["lines"]) == 12
+
+
+KEPT = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+hidden = tf.layers.dense(x, 4, activation=tf.nn.relu, name="hidden")
+loss = tf.reduce_mean(tf.square(hidden - 1.0))
+train = tf.train.AdamOptimizer(0.1).minimize(loss)
+data = np.arange(12, dtype="float32").reshape(4, 3) / 10.0
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+feeds = {x: data}
+feeds[x] = data * 0.5  # changed after it was built: the tool keeps this program in graph mode
+for i in range(8):
+    print("loss", sess.run([train, loss], feed_dict=feeds)[1])
+'''
+
+
+def test_a_program_kept_in_graph_mode_is_verified_variable_by_variable(tmp_path, tf1_python):
+    (tmp_path / "kept.py").write_text(KEPT)
+    migrate(tmp_path / "kept.py", tmp_path / "out")
+    assert "disable_eager_execution" in (tmp_path / "out" / "kept.py").read_text()
+    proc = verify(tf1_python, tmp_path / "kept.py", tmp_path / "out" / "kept.py", "--format", "json")
+    report = json.loads(proc.stdout)
+    assert proc.returncode == 0 and report["ok"], report
+    assert report["init"]["migrated_loaded"] == report["init"]["tf1_saved"] == 8  # kernel, bias, 2 slots each, betas
+    assert all(v["ok"] and "missing" not in v for v in report["variables"]) and len(report["variables"]) == 8
+
+
+NOISY = '''
+import tensorflow as tf
+
+x = tf.Variable(tf.ones([200]))
+noise = tf.random_uniform([200])  # unseeded: another draw on every run
+total = tf.reduce_sum(x * noise)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print("total", sess.run(total))
+    print("size", sess.run(tf.size(x)))
+'''
+
+
+def test_repeat_says_where_tf1_itself_is_not_deterministic(tmp_path, tf1_python):
+    (tmp_path / "noisy.py").write_text(NOISY)
+    migrate(tmp_path / "noisy.py", tmp_path / "out")
+    proc = cli("verify", tmp_path / "noisy.py", tmp_path / "out" / "noisy.py", "--program",
+               "--tf1-python", tf1_python, "--repeat", "2")
+    text = " ".join(proc.stdout.split())
+    assert "TF1 ran 2 times: 1 printed lines differed between its own runs (TF1 is not deterministic" in text
+
+
+def test_plot_and_the_compat_note(tmp_path):
+    """Without --tf1-python the legacy side is TF 2's compat.v1 and the report says it is
+    not TF1; --plot draws one panel per printed series with both curves."""
+    (tmp_path / "reg.py").write_text(REGRESSION.replace("LR", "0.1"))
+    migrate(tmp_path / "reg.py", tmp_path / "out")
+    proc = cli("verify", tmp_path / "reg.py", tmp_path / "out" / "reg.py", "--program",
+               "--plot", tmp_path / "p.svg")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "which is not TF1" in " ".join(proc.stdout.split())
+    svg = (tmp_path / "p.svg").read_text()
+    assert svg.startswith("<svg") and svg.count("<polyline") == 2 and ">loss=<" not in svg
+    assert ">step: loss<" in svg  # the step counter is the x axis, the loss the one series
+    html = cli("verify", tmp_path / "reg.py", tmp_path / "out" / "reg.py", "--program",
+               "--plot", tmp_path / "p.html")
+    assert html.returncode == 0 and (tmp_path / "p.html").read_text().startswith("<!doctype html>")
+
+
+def test_errors_are_one_line_naming_the_exception_and_the_users_frame(tmp_path, tf1_python):
+    (tmp_path / "reg.py").write_text(REGRESSION.replace("LR", "0.1"))
+    broken = tmp_path / "broken.py"
+    broken.write_text("import tensorflow as tf\n\n\ndef build():\n    with tf.variable_scope('a'):\n"
+                      "        pass\n\n\nbuild()\n")
+    proc = verify(tf1_python, tmp_path / "reg.py", broken)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert "AttributeError: module 'tensorflow' has no attribute 'variable_scope'" in lines[0]
+    assert f"(at {broken}:5 in build)" in lines[0]
+    for args, message in ((("--tf1-python", tmp_path / "nope"), "not an executable file"),
+                          (("--plot", tmp_path / "p.jpg"), "the picture is .svg, .html or .png"),
+                          (("--repeat", "0"), "--repeat must be 1 or more")):
+        bad = cli("verify", tmp_path / "reg.py", tmp_path / "reg.py", "--program", *args)
+        assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
