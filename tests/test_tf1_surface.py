@@ -7,6 +7,8 @@ import sys
 
 import pytest
 
+import tf1_oracle
+
 pytest.importorskip("tensorflow")
 
 LEGACY = '''
@@ -118,20 +120,9 @@ print("EPOCHS", mnist.train.epochs_completed, mnist.train.num_examples, mnist.va
 print("ACCURACY", accuracy.eval(feed_dict={x: mnist.test.images, y_: mnist.test.labels}))
 '''
 
-MNIST_TF1 = '''
-import runpy, sys
-import tensorflow.compat.v1 as v1
-v1.disable_v2_behavior()
-sys.modules["tensorflow"] = v1
-sys.path.insert(0, sys.argv[3])
-import tf1_mnist_input_data
-sys.modules["tensorflow.examples.tutorials.mnist.input_data"] = tf1_mnist_input_data
-for name in ("tensorflow.examples", "tensorflow.examples.tutorials", "tensorflow.examples.tutorials.mnist"):
-    sys.modules[name] = type(sys)(name)
-sys.modules["tensorflow.examples.tutorials.mnist"].input_data = tf1_mnist_input_data
-sys.argv = [sys.argv[1], sys.argv[2]]
-runpy.run_path(sys.argv[0], run_name="__main__")
-'''
+# the TF1 side: the script itself on real TF 1.15, whose tensorflow.examples.tutorials.mnist
+# reads the IDX files below
+AS_SCRIPT = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
 
 
 def write_idx(folder, rng, count, prefix):
@@ -156,10 +147,11 @@ def rows(stdout):
             if line.split() and line.split()[0].isupper()}
 
 
-def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path):
+def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path, tf1_python):
     """tensorflow.examples.tutorials.mnist (gone from TF 2) -> shims.tutorials: a TF1
     tutorial script reading MNIST with input_data draws the same batches (past an epoch
-    boundary) and trains to the same losses and accuracy as the TF1 run."""
+    boundary) and trains to the same losses and accuracy as on real TF 1.15 with its own
+    input_data."""
     import numpy as np
 
     data = tmp_path / "MNIST_data"
@@ -171,15 +163,11 @@ def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path):
     assert "tensorflow.examples" not in migrated and "Session" not in migrated
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)
-    tests = os.path.dirname(os.path.abspath(__file__))
-    want = subprocess.run([sys.executable, "-c", MNIST_TF1, str(script), str(data), tests],
-                          env=dict(env, TF_USE_LEGACY_KERAS="1"), capture_output=True, text=True,
-                          timeout=300)
-    assert want.returncode == 0, want.stderr[-2000:]
+    want = tf1_oracle.run(AS_SCRIPT, script, data)
     got = subprocess.run([sys.executable, str(tmp_path / "out" / "tutorial.py"), str(data)], env=env,
                          capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
-    want, got = rows(want.stdout), rows(got.stdout)
+    want, got = rows(want), rows(got.stdout)
     assert want["EPOCHS"] == got["EPOCHS"] == [2.0, 800.0, 100.0]  # 30 x 64 crosses two epochs
     np.testing.assert_allclose(got["LOSSES"], want["LOSSES"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got["ACCURACY"], want["ACCURACY"], rtol=1e-6)
