@@ -292,3 +292,18 @@ def test_errors_are_one_line_naming_the_exception_and_the_users_frame(tmp_path, 
                           (("--repeat", "0"), "--repeat must be 1 or more")):
         bad = cli("verify", tmp_path / "reg.py", tmp_path / "reg.py", "--program", *args)
         assert bad.returncode == 2 and message in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_error_line_skips_carets_and_tf_migrates_own_frames():
+    """Python 3.11 puts ^^^ markers under frames; a frame inside shims/ or migrate/ (even
+    installed editable, outside site-packages) is not the user's."""
+    import shims
+    from migrate.verify.models import failure_of
+
+    ours = os.path.join(os.path.dirname(os.path.abspath(shims.__file__)), "_layer.py")
+    stderr = (f'Traceback (most recent call last):\n  File "/home/u/p/model.py", line 30, in call\n'
+              f'    x = self.f(y)\n        ^^^^^^^^^\n  File "{ours}", line 130, in _run\n'
+              f'    return fn()\n           ^^^^\n'
+              f"AttributeError: module 'tensorflow' has no attribute 'variable_scope'\n")
+    assert failure_of(stderr) == ("AttributeError: module 'tensorflow' has no attribute 'variable_scope'",
+                                  "/home/u/p/model.py:30 in call")

@@ -289,6 +289,9 @@ def raise_failure(proc, what: str) -> None:
 
 _NOISE = re.compile(r"cuda|oneDNN|absl|cpu_feature|rebuild TensorFlow|^WARNING|^I0000|^E0000|^W0000")
 _FRAME = re.compile(r'^\s+File "([^"]+)", line (\d+), in (.+)$')
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")  # Python 3.11's markers under a frame's line
+_OURS = tuple(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep + part + os.sep
+              for part in ("migrate", "shims"))  # tf-migrate itself, installed editable or not
 
 
 def failure_of(stderr: str):
@@ -301,7 +304,8 @@ def failure_of(stderr: str):
         rest = [line for line in lines if line.strip() and not _NOISE.search(line)]
         return (rest[-1].strip() if rest else None), None
     i, where = starts[-1] + 1, None
-    while i < len(lines) and (lines[i].startswith(" ") or not lines[i].strip()):
+    while i < len(lines) and (lines[i].startswith(" ") or not lines[i].strip()
+                              or _CARETS.match(lines[i])):
         frame = _FRAME.match(lines[i])
         if frame and _users(frame.group(1)):
             where = f"{frame.group(1)}:{frame.group(2)} in {frame.group(3)}"
@@ -319,6 +323,8 @@ def failure_of(stderr: str):
 def _users(path: str) -> bool:
     """A frame in the user's code: not the runner script, Python or an installed package."""
     if path.startswith("<") or os.sep + "site-packages" + os.sep in path or "dist-packages" in path:
+        return False
+    if path.startswith(_OURS):
         return False
     return not path.startswith(os.path.dirname(os.__file__))
 

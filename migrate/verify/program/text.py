@@ -2,6 +2,7 @@
 line, not per line), the verdict, and why it was reached."""
 from __future__ import annotations
 
+import re
 from typing import Dict, List
 
 MOST_ROWS = 12
@@ -72,7 +73,8 @@ def render(report: dict, console) -> None:
                 detail = f"line {bad[0]['line']}: {_why(bad[0], rtol, atol)}; {len(bad)} of {len(items)} lines differ"
             elif any(i.get("tf1_not_deterministic") for i in items):
                 detail += "; TF1 itself varies here"
-            table.add_row(f"{name} {template[:60]}", "ok" if not bad else "DIFFERENT",
+            shown = re.sub(r"#(?: #)+", lambda m: f"#×{m.group(0).count('#')}", template)
+            table.add_row(f"{name} {shown[:60]}", "ok" if not bad else "DIFFERENT",
                           _num(max((i["max_abs"] for i in items), default=None)),
                           _num(max((i["max_rel"] for i in items), default=None)), detail)
     if rows > MOST_ROWS:
