@@ -364,5 +364,5 @@ def test_verify_shows_which_run_is_going_on_a_terminal(tmp_path):
     command = " ".join(map(shlex.quote, [exe, "verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32"]))
     done = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
                           timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="100"))
-    assert "verify: the legacy (TF1 graph) run (started at 0 s)" in done.stdout
+    assert "verify: the legacy (TF2 compat.v1 graph) run (started at 0 s)" in done.stdout
     assert "No variables to save" in done.stdout  # then the one error line

@@ -22,8 +22,6 @@ NAMES = sorted(d for d in os.listdir(PROGRAMS) if os.path.isfile(os.path.join(PR
 GRAPH_MODE = re.compile(r"\b(Session|InteractiveSession|placeholder|feed_dict|"
                         r"disable_eager_execution|disable_v2_behavior)\b")
 
-# the TF1 side: the program itself, run by real TF 1.15 as `python legacy.py MODEL_DIR`
-AS_SCRIPT = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
 MIGRATED = """
 import os, runpy, sys
 sys.path.insert(0, os.path.dirname(os.environ["SOURCE"]))
@@ -43,7 +41,7 @@ def rows_of(stdout):
 
 def tf1(source, model_dir):
     """What the program prints on real TF 1.15."""
-    return rows_of(tf1_oracle.run(AS_SCRIPT, source, model_dir))
+    return rows_of(tf1_oracle.run_script(source, model_dir))
 
 
 def tf2(source, model_dir):

@@ -120,9 +120,6 @@ print("EPOCHS", mnist.train.epochs_completed, mnist.train.num_examples, mnist.va
 print("ACCURACY", accuracy.eval(feed_dict={x: mnist.test.images, y_: mnist.test.labels}))
 '''
 
-# the TF1 side: the script itself on real TF 1.15, whose tensorflow.examples.tutorials.mnist
-# reads the IDX files below
-AS_SCRIPT = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv[0], run_name='__main__')\n"
 
 
 def write_idx(folder, rng, count, prefix):
@@ -163,7 +160,7 @@ def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path, tf1_python):
     assert "tensorflow.examples" not in migrated and "Session" not in migrated
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)
-    want = tf1_oracle.run(AS_SCRIPT, script, data)
+    want = tf1_oracle.run_script(script, data)
     got = subprocess.run([sys.executable, str(tmp_path / "out" / "tutorial.py"), str(data)], env=env,
                          capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
