@@ -284,11 +284,13 @@ def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, le
 
 def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_cwd, new_cwd) -> dict:
     first = tf1_runs[0]
-    streams = []
+    streams, nondeterministic = [], 0
     for name, parse, attr in (("printed", lines_lib.stdout_records, "stdout"),
                               ("logged", lines_lib.log_records, "stderr")):
         runs = [parse(getattr(s, attr)) for s in tf1_runs]
         unstable = lines_lib.spreads(runs)
+        if name == "printed":
+            nondeterministic = len(unstable)
         streams.append(lines_lib.compare(name, runs[0], parse(getattr(new, attr)), rtol, atol, unstable))
     variables = _variables(_arrays(first.final), _arrays(new.final), rtol, atol)
     init_names = first.meta.get("init_names") or []
@@ -297,10 +299,6 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
             "tf1_saved": len(init_names), "migrated_loaded": len(loaded),
             "not_used_by_migrated": sorted(set(init_names) - loaded),
             "migrated_not_in_tf1": sorted(set(new.meta.get("unloaded") or []))}
-    repeat_differs = [lines_lib.compare("repeat", lines_lib.stdout_records(first.stdout),
-                                        lines_lib.stdout_records(s.stdout), 0.0, 0.0)
-                      for s in tf1_runs[1:]]
-    nondeterministic = sum(1 for st in repeat_differs for p in st.pairs if not p.ok)
     compared = sum(len(s.pairs) for s in streams)
     ok = compared > 0 and all(s.ok for s in streams) and all(v["ok"] for v in variables)
     first_bad = next((p for s in streams for p in s.pairs if not p.ok), None)
@@ -323,8 +321,7 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
     if plot:
         from migrate.verify.program import plot as plot_lib
 
-        pairs = [(p.want, p.got) for s in streams[:1] for p in s.pairs] + \
-                [(p.want, p.got) for s in streams[1:] for p in s.pairs]
+        pairs = [(p.want, p.got) for s in streams for p in s.pairs]
         plot_lib.write(plot, plot_lib.series(pairs),
                        f"{os.path.basename(legacy)}: TF1 vs migrated")
         report["plot"] = plot

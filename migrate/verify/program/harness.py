@@ -106,18 +106,22 @@ def _at_init(session, run, variables):
             state["init_names"] = sorted(values)
             state["init"] = "saved"
         else:
-            data = _init_data()
-            for variable in variables:
-                name = variable.op.name
-                value = data.get(name)
-                if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
-                    variable.load(value, session)
-                    state["loaded"].append(name)
-                else:
-                    state["unloaded"].append(name)
-            state["init"] = "loaded"
+            _load([(v.op.name, v) for v in variables], lambda v, value: v.load(value, session))
     finally:
         state["busy"] = False
+
+
+def _load(named, assign):
+    """The saved initial values into (TF1 name, variable) pairs whose shapes match."""
+    data = _init_data()
+    for name, variable in named:
+        value = data.get(name)
+        if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
+            assign(variable, value)
+            state["loaded"].append(name)
+        else:
+            state["unloaded"].append(name)
+    state["init"] = "loaded"
 
 
 def _patch_sessions(tf_module):
@@ -179,18 +183,9 @@ def _patch_programs(program_lib):
     """shims.GraphProgram: initial values when its variables are created, timed runs."""
     def on_build(program):
         state["programs"].append(program)
-        if cfg["init_action"] != "load":
-            return
-        data = _init_data()
-        for variable in program.global_variables():
-            name = program.name_of(variable)
-            value = data.get(name)
-            if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
-                variable.assign(value)
-                state["loaded"].append(name)
-            else:
-                state["unloaded"].append(name)
-        state["init"] = "loaded"
+        if cfg["init_action"] == "load":
+            _load([(program.name_of(v), v) for v in program.global_variables()],
+                  lambda v, value: v.assign(value))
 
     program_lib.add_build_hook(on_build)
     run = program_lib.GraphProgram.run

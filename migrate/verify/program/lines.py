@@ -46,7 +46,6 @@ LOG = re.compile(r"^(?:INFO|WARNING|ERROR):tensorflow:(.*)$|^[IWE]\d{4} [\d:.]+\
 STEP = re.compile(r"\b(?:global[ _]step|step)\b\s*[=:]?\s*(\d+)", re.IGNORECASE)
 # NumPy 2 prints np.float32(0.5) where NumPy 1 (TF 1.15's) printed 0.5
 NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|complex)\w*\(([^()]*)\)")
-PROGRESS_BAR = re.compile(r"\[[=>.#\- ]{5,}\]|\|[#█▏▎▍▌▋▊▉ ]{5,}\|")
 
 
 @dataclass
