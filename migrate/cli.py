@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import sys
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import typer
 
@@ -68,23 +68,40 @@ def _split(values: Optional[List[str]]) -> List[str]:
     return out
 
 
+CONFIG_KEYS = ("select", "ignore", "exclude")
+
+
 def _load_config(paths: List[str]) -> dict:
-    """``[tool.tf-migrate]`` of the nearest pyproject.toml above the first path."""
+    """``[tool.tf-migrate]`` of the nearest pyproject.toml above the first path. An
+    unknown key is an error (a misspelt ``exclude`` would migrate what was excluded)."""
+    import difflib
     import tomllib
+
+    from migrate.safeio import describe, read_regular
 
     start = os.path.abspath(paths[0] if paths else ".")
     folder = start if os.path.isdir(start) else os.path.dirname(start)
     while True:
         candidate = os.path.join(folder, "pyproject.toml")
-        if os.path.isfile(candidate):
+        if os.path.lexists(candidate):
             try:
-                with open(candidate, "rb") as handle:
-                    data = tomllib.load(handle)
-            except (OSError, tomllib.TOMLDecodeError) as exc:
-                fail(f"{candidate}: {exc}")
-            config = data.get("tool", {}).get("tf-migrate", {})
+                data = tomllib.loads(read_regular(candidate).decode("utf-8"))
+            except OSError as exc:
+                fail(f"{candidate}: cannot read ({describe(exc)})")
+            except UnicodeDecodeError:
+                fail(f"{candidate}: not a TOML file (not UTF-8 text)")
+            except tomllib.TOMLDecodeError as exc:
+                fail(f"{candidate}: not valid TOML ({exc})")
+            tool = data.get("tool", {})
+            config = tool.get("tf-migrate", {}) if isinstance(tool, dict) else {}
             if not isinstance(config, dict):
                 fail(f"{candidate}: [tool.tf-migrate] must be a table")
+            for key in config:
+                if key not in CONFIG_KEYS:
+                    near = difflib.get_close_matches(key, CONFIG_KEYS, 1)
+                    fail(f"{candidate}: [tool.tf-migrate] has no setting {key!r}"
+                         + (f" (did you mean {near[0]!r}?)" if near else "")
+                         + f"; the settings are {', '.join(CONFIG_KEYS)}")
             return config
         parent = os.path.dirname(folder)
         if parent == folder:
@@ -130,9 +147,9 @@ def _check_run_options(jobs: int, timeout: float, report: Optional[str]) -> None
             fail(f"--report {report}: the folder {folder} does not exist")
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        fail(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+def _check_format(fmt: str, allowed=FORMATS) -> None:
+    if fmt not in allowed:
+        fail(f"--format must be one of {', '.join(allowed)}, not {fmt!r}")
 
 
 def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[str],
@@ -144,8 +161,7 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
     findings = finding_rows(reports)
     errors = error_rows(reports, extra_errors)
     if report_file:
-        with open(report_file, "w", encoding="utf-8") as handle:
-            handle.write(as_json(findings, errors, summary) + "\n")
+        _write_report(report_file, (as_json(findings, errors, summary) + "\n").encode())
     if fmt == "json":
         typer.echo(as_json(findings, errors, summary))
     elif fmt == "sarif":
@@ -159,6 +175,30 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
         for row in errors:
             typer.echo(f"{row['path']}: error: {row['message']}", err=True)
     typer.echo(summary_line(summary), err=True)
+
+
+def _write_report(path: str, data: bytes) -> None:
+    """A file is replaced whole (never left partial); a device or FIFO the user named
+    (/dev/stdout) is written directly. A failure is one line and exit 2."""
+    import stat as stat_module
+
+    from migrate.codemod.files import atomic_write
+    from migrate.safeio import describe
+
+    try:
+        st = os.stat(path) if os.path.exists(path) else None
+        if st is not None and not stat_module.S_ISREG(st.st_mode):
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        else:
+            atomic_write(path, data)
+    except OSError as exc:
+        fail(f"--report {path}: cannot write ({describe(exc)})")
 
 
 def _count(n: int, word: str) -> str:
@@ -309,8 +349,19 @@ def _write_outputs(paths, reports, outtree) -> list:
     ``outtree``, no path may go through a link, land on an input, or be claimed by two
     inputs. Special files and the tool's own temp files are never copied."""
     from migrate.codemod.files import Changed, atomic_write, replace_file
+    from migrate.safeio import sweep_temps
 
     errors = []
+    swept = set()
+
+    def sweep(folder: str) -> None:  # what killed runs left where this run writes
+        if folder not in swept:
+            swept.add(folder)
+            errors.extend(sweep_temps(folder))
+
+    if outtree is None:
+        for r in reports:
+            sweep(os.path.dirname(os.path.abspath(r.path)))
     made = set()
     out_real = os.path.realpath(outtree) if outtree else None
     inputs_real = {os.path.realpath(r.path) for r in reports}
@@ -320,6 +371,7 @@ def _write_outputs(paths, reports, outtree) -> list:
         if folder not in made:
             os.makedirs(folder, exist_ok=True)
             made.add(folder)
+            sweep(folder)
 
     def confined(dst: str) -> Optional[str]:
         """Why ``dst`` (inside outtree) may not be written, or None."""
@@ -433,7 +485,9 @@ def _write_outputs(paths, reports, outtree) -> list:
             names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
                 os.path.basename(dst)] = r.names
     for folder, files in names_by_dir.items():
-        _write_names(folder, files)
+        problem = _write_names(folder, files)
+        if problem:
+            errors.append(problem)
     return errors
 
 
@@ -455,26 +509,35 @@ def _under(path: str, root: str) -> bool:
     return rel != os.pardir and not rel.startswith(os.pardir + os.sep)
 
 
-def _write_names(folder: str, files: dict) -> None:
-    """Merge this run's name maps into ``folder/tf-migrate-names.json``."""
+def _write_names(folder: str, files: dict) -> Optional[Tuple[str, str]]:
+    """Merge this run's name maps into ``folder/tf-migrate-names.json``; an error row
+    when the existing map cannot be read or the new one cannot be written."""
+    from migrate.checkpoints.names import FORMAT, merge
     from migrate.codemod.files import atomic_write
-    from migrate.checkpoints.names import merge
+    from migrate.safeio import describe, read_regular
 
     path = os.path.join(folder, NAMES_FILE)
     existing = None
-    if os.path.exists(path):
+    if os.path.lexists(path):
         try:
-            with open(path, encoding="utf-8") as handle:
-                existing = json.load(handle)
-        except (OSError, ValueError):
-            existing = None
+            existing = json.loads(read_regular(path).decode("utf-8"))
+        except OSError as exc:
+            return path, f"cannot read the name map ({describe(exc)}); left as it is"
+        except ValueError:
+            return path, ("not valid JSON, so not a name map written by tf-migrate; left as "
+                          "it is (move it away to get a new one)")
+    foreign = existing is not None and not (
+        isinstance(existing, dict) and existing.get("format") == FORMAT
+        and isinstance(existing.get("files", {}), dict))
+    if foreign:
+        return path, ("not a name map written by tf-migrate; left as it is "
+                      "(move it away to get a new one)")
+    data = merge(existing, files)
     try:
-        data = merge(existing, files)
-    except (TypeError, ValueError, AttributeError, KeyError):
-        typer.echo(f"tf-migrate: error: {path}: not a name map written by tf-migrate; "
-                   "left as it is (move it away to get a new one)", err=True)
-        return
-    atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+        atomic_write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+    except OSError as exc:
+        return path, f"cannot write the name map ({describe(exc)})"
+    return None
 
 
 # -- lint ----------------------------------------------------------------------
@@ -512,6 +575,7 @@ def rules(code: Optional[str] = typer.Argument(None, metavar="CODE", help="Expla
           fmt: str = typer.Option("text", "--format", metavar="FORMAT",
               help="text, json or markdown.")) -> None:
     """List every rule, or explain one with its before/after example."""
+    _check_format(fmt, ("text", "json", "markdown"))
     from migrate.codemod.rule import all_rules
 
     registry = all_rules()
@@ -564,11 +628,15 @@ def _needs_numpy() -> None:
 def _name_map(path: Optional[str]):
     from migrate.checkpoints.names import NameMap
 
-    if path and not os.path.isfile(path):
+    from migrate.safeio import describe
+
+    if path and not os.path.lexists(path):
         fail(f"--map {path}: no such file")
     try:
         return NameMap.load(path)
-    except (ValueError, KeyError, TypeError) as exc:
+    except OSError as exc:
+        fail(f"--map {path}: cannot read ({describe(exc)})")
+    except ValueError as exc:
         fail(f"--map {path}: not a name map ({exc})")
 
 
@@ -580,6 +648,7 @@ def ckpt_ls(path: str = typer.Argument(..., metavar="CKPT",
             check: bool = typer.Option(False, "--verify", help="Also read every tensor and check its "
                                        "CRC32C (without it: the data files' presence and sizes).")) -> None:
     """List variables: names, shapes, dtypes, sizes."""
+    _check_format(fmt, ("text", "json"))
     _needs_numpy()
     from migrate.checkpoints.bundle import ITEMSIZE
     from migrate.checkpoints.ckpt import open_side, verify_side
@@ -654,6 +723,7 @@ def ckpt_compare(
     fmt: str = typer.Option("text", "--format", metavar="FORMAT", help="text or json."),
 ) -> None:
     """Prove no weight was lost or changed: exit 0 when every variable matches."""
+    _check_format(fmt, ("text", "json"))
     _needs_numpy()
     from migrate.checkpoints.ckpt import compare, open_side
 
@@ -731,25 +801,16 @@ def ckpt_convert(
 ) -> None:
     """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
     _needs_tf()
-    from migrate.checkpoints.ckpt import convert_model, convert_plain, convert_to_tf1, open_side
+    from migrate.checkpoints.ckpt import convert, open_side
 
-    mapping = _name_map(name_map)
     if to not in ("tf1", "tf2"):
         fail("--to must be tf1 or tf2")
+    if keras not in ("auto", "2", "3"):
+        fail("--keras must be auto, 2 or 3")
+    mapping = _name_map(name_map)
     side = _ckpt_call(lambda: open_side(old))
-    if to == "tf1":
-        if side.kind != "tf2":
-            fail(f"{old} is not a TF2 object-based checkpoint")
-        written = _ckpt_call(lambda: convert_to_tf1(side, out, mapping))
-    elif model:
-        if keras not in ("auto", "2", "3"):
-            fail("--keras must be auto, 2 or 3")
-        written, generation = _ckpt_call(lambda: convert_model(side, out, model, name_map, keras))
-        typer.echo(f"wrote {written} (the Keras {generation} object layout)")
-        return
-    else:
-        written = _ckpt_call(lambda: convert_plain(side, out))
-    typer.echo(f"wrote {written}")
+    written, generation = _ckpt_call(lambda: convert(side, out, to, model, mapping, name_map, keras))
+    typer.echo(f"wrote {written}" + (f" (the Keras {generation} object layout)" if generation else ""))
 
 
 # -- verify --------------------------------------------------------------------
@@ -804,6 +865,8 @@ def verify(
     values (LEGACY on real TF1 with --tf1-python) and compare every number they print,
     TensorFlow's step log lines and their final variables."""
     import ast
+
+    _check_format(fmt, ("text", "json"))
 
     from migrate.verify import VerifyError, parse_input
     from migrate.verify import verify as run_verify
@@ -935,7 +998,15 @@ def _needs_tf() -> None:
         fail(f"this command needs {' and '.join(missing)}: pip install 'tf-migrate[tf]'")
 
 
+def _terminated(signum, frame) -> None:
+    """SIGTERM unwinds like an interrupt: temp files are removed on the way out."""
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except KeyboardInterrupt:

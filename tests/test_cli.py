@@ -3,6 +3,7 @@ import json
 import os
 import stat
 import subprocess
+import tempfile
 import sys
 
 import pytest
@@ -15,7 +16,8 @@ LINT_BAD = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n
 def cli(*args, cwd=None, cache=None, env=None):
     exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
     command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
-    environment = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(cache) if cache else os.devnull + "-none")
+    # without ``cache``: a fresh, empty cache of this call's own (nothing carried between calls)
+    environment = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(cache) if cache else tempfile.mkdtemp())
     environment.update(env or {})
     return subprocess.run([*command, *map(str, args)], cwd=cwd, env=environment,
                           capture_output=True, text=True, timeout=120)

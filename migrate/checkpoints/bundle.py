@@ -238,11 +238,12 @@ class Bundle:
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
+        from migrate.safeio import describe, read_regular
+
         try:
-            with open(prefix + ".index", "rb") as handle:
-                data = handle.read()
+            data = read_regular(prefix + ".index")  # a FIFO is refused without blocking
         except OSError as exc:
-            raise BundleError(f"cannot open {prefix}.index: {exc.strerror}") from None
+            raise BundleError(f"cannot open {os.path.basename(prefix)}.index: {describe(exc)}") from None
         self.num_shards = 1
         self._raw: Dict[str, Tuple[int, Tuple[int, ...], int, int, int, int]] = {}
         self._fds: Dict[int, int] = {}

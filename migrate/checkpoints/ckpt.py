@@ -65,12 +65,18 @@ def _prefix(path: str) -> str:
 
     if not os.path.isdir(path):
         return path
+    from migrate.safeio import describe, read_regular
+
     state = os.path.join(path, "checkpoint")
+    if not os.path.lexists(state):
+        raise CkptError(f"{path}: a directory without a 'checkpoint' file naming a checkpoint")
     try:
-        with open(state, encoding="utf-8") as handle:
-            match = re.search(r'^model_checkpoint_path:\s*"(.*)"', handle.read(), re.M)
-    except OSError:
-        match = None
+        text = read_regular(state, 1 << 20).decode("utf-8")
+    except OSError as exc:  # a FIFO is refused without blocking
+        raise CkptError(f"{state}: cannot read ({describe(exc)})") from None
+    except UnicodeDecodeError:
+        raise CkptError(f"{state}: not a checkpoint state file (not text)") from None
+    match = re.search(r'^model_checkpoint_path:\s*"([^"\n]*)"', text, re.M)
     if match is None:
         raise CkptError(f"{path}: a directory without a 'checkpoint' file naming a checkpoint")
     latest = match.group(1)
@@ -347,7 +353,7 @@ def _same_bytes(a, b) -> bool:
 
 
 # -- convert -------------------------------------------------------------------------
-def convert_plain(old: Side, out: str) -> str:
+def _convert_plain(old: Side, out: str) -> str:
     """TF1 -> the guide's plain layout: ``tf.train.Checkpoint(vars={name: variable})``."""
     tf = _tf()
     variables = {key: tf.Variable(old.read(key), name=key.replace("/", "_"))
@@ -425,7 +431,93 @@ def _write(checkpoint, out: str) -> str:
     return checkpoint.write(out)
 
 
-def convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
+def _input_files(side: Side) -> List[str]:
+    """The real paths of the files ``side`` was read from."""
+    if side.kind == "h5":
+        return [os.path.realpath(side.path)]
+    prefix = _prefix(side.path)
+    folder = os.path.dirname(os.path.abspath(prefix))
+    base = os.path.basename(prefix)
+    found = [os.path.join(folder, n) for n in os.listdir(folder)
+             if n == base + ".index" or n.startswith(base + ".data-")]
+    return [os.path.realpath(p) for p in found]
+
+
+def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
+            name_map: Optional[NameMap] = None, map_path: Optional[str] = None,
+            keras: str = "auto") -> Tuple[str, Optional[str]]:
+    """Write ``old`` converted to the prefix ``out``: TF1 -> TF2 (``model``'s object
+    layout, else a plain variable dict) or, with ``to="tf1"``, TF2 -> TF1 names. Returns
+    (written prefix, the Keras generation of a ``model`` layout or None).
+
+    Nothing is lost: an output that would overwrite the input is refused before any work,
+    and the checkpoint is written into a private folder next to ``out`` and moved into
+    place only once complete (data files first, the index last), so a full disk, a
+    read-only folder or a kill leaves no partial checkpoint and no ``*_temp`` folder."""
+    import shutil
+    import tempfile
+
+    from migrate.safeio import describe, sweep_temps, temp_prefix
+
+    if to not in ("tf1", "tf2"):
+        raise CkptError("--to must be tf1 or tf2")
+    if to == "tf1" and old.kind != "tf2":
+        raise CkptError(f"{old.path} is not a TF2 object-based checkpoint")
+    out = os.path.abspath(out)
+    folder, base = os.path.split(out)
+    if not base or base.startswith("."):
+        raise CkptError(f"{out}: give an output prefix such as {os.path.join(folder, 'model')}")
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise CkptError(f"cannot write {out}: {folder} is not a folder")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as exc:
+        raise CkptError(f"cannot write {out}: cannot make the folder {folder} "
+                        f"({describe(exc)})") from None
+    inputs = set(_input_files(old))
+    if os.path.realpath(out + ".index") in inputs or any(
+            os.path.realpath(p).startswith(os.path.realpath(out) + ".data-") for p in inputs):
+        raise CkptError(f"{out} is the input checkpoint; write the conversion to another "
+                        "prefix (the input is left as it is)")
+    sweep_temps(folder)  # staging folders of killed runs
+    try:
+        stage = tempfile.mkdtemp(prefix=temp_prefix("ckpt"), suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise CkptError(f"cannot write {out}: {describe(exc)}") from None
+    generation = None
+    try:
+        staged = os.path.join(stage, base)
+        try:
+            if to == "tf1":
+                _convert_to_tf1(old, staged, name_map or NameMap.empty())
+            elif model:
+                _, generation = convert_model(old, staged, model, map_path, keras)
+            else:
+                _convert_plain(old, staged)
+        except CkptError:
+            raise
+        except OSError as exc:
+            raise CkptError(f"cannot write {out}: {describe(exc)}") from None
+        except Exception as exc:  # TensorFlow's own errors: one line
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            if "No space left" in first:
+                first = "no space left on the device"
+            raise CkptError(f"cannot write {out}: {first}") from None
+        made = sorted(os.listdir(stage), key=lambda n: (n.endswith(".index"), n))
+        if not any(n.endswith(".index") for n in made):
+            raise CkptError(f"cannot write {out}: TensorFlow wrote no index")
+        try:
+            for name in made:
+                if name.startswith(base + "."):
+                    os.replace(os.path.join(stage, name), os.path.join(folder, name))
+        except OSError as exc:
+            raise CkptError(f"cannot write {out}: {describe(exc)}") from None
+        return out, generation
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+
+
+def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
     """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1)."""
     tf = _tf()
     from migrate.checkpoints.names import tf1_name
@@ -442,7 +534,7 @@ def convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
         saver = tf.compat.v1.train.Saver(var_list=variables)
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
-            return saver.save(session, out, write_meta_graph=False)
+            return saver.save(session, out, write_meta_graph=False, write_state=False)
 
 
 def load_factory(spec: str) -> Callable[[], object]:

@@ -136,23 +136,39 @@ class NameMap:
     def load(cls, path: Optional[str]) -> "NameMap":
         if not path:
             return cls.empty()
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)  # ValueError for a broken file: callers report it
+        from migrate.safeio import read_regular
+
+        data = json.loads(read_regular(path).decode("utf-8"))  # ValueError: callers report it
         prefixes: List[Tuple[str, str]] = []
         rules: List[Tuple[re.Pattern, str]] = []
         if not isinstance(data, dict):
             raise ValueError("a name map must be a JSON object")
-        for entries in data.get("files", {}).values():
-            for tf1, tf2 in entries.items():
+
+        def pairs(value, where: str) -> Dict[str, str]:
+            if not isinstance(value, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+                raise ValueError(f"{where} must be an object of TF1 name -> new name strings")
+            return value
+
+        files = data.get("files", {})
+        if not isinstance(files, dict):
+            raise ValueError('"files" must be an object of file -> names')
+        for file, entries in files.items():
+            for tf1, tf2 in pairs(entries, f'"files"/{file!r}').items():
                 prefixes.append((tf1.strip("/"), canonical(tf2, True).strip("/")))
-        for tf1, tf2 in data.get("names", {}).items():
+        for tf1, tf2 in pairs(data.get("names", {}), '"names"').items():
             prefixes.append((tf1.strip("/"), canonical(tf2, True).strip("/")))
-        for rule in data.get("rules", []):
+        listed = data.get("rules", [])
+        if not isinstance(listed, list):
+            raise ValueError('"rules" must be a list of {"pattern": ..., "replace": ...}')
+        for rule in listed:
+            if not isinstance(rule, dict) or not isinstance(rule.get("pattern"), str):
+                raise ValueError('each rule must be {"pattern": REGEX, "replace": TEXT}')
             try:
                 pattern = re.compile(rule["pattern"])
             except re.error as exc:
                 raise ValueError(f"rule pattern {rule['pattern']!r}: {exc}") from None
-            if not isinstance(rule["replace"], str):
+            if not isinstance(rule.get("replace"), str):
                 raise ValueError(f"rule {rule['pattern']!r}: replace must be a string")
             rules.append((pattern, rule["replace"]))
         return cls(prefixes, rules)

@@ -182,7 +182,29 @@ class _Walker:
             ctx.resolver.pop_scope()
         elif kind in ("Import", "ImportFrom"):
             ctx.in_import -= 1
+        elif kind in ("Assign", "AnnAssign") and ctx.resolver.aliases:
+            self._rebound(node)
         stack.pop()
+        if kind in ("FunctionDef", "ClassDef") and node.name.value in ctx.resolver.aliases \
+                and not ctx.resolver.in_function and self._module_level():
+            ctx.resolver.rebind(node.name.value)  # ``def tf(): ...`` at module level
+
+    def _module_level(self) -> bool:
+        return not any(type(n) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) for n in self.ctx.stack)
+
+    def _rebound(self, node) -> None:
+        """``tf = tf.compat.v1`` / ``tf = None`` at module level: the name's meaning follows
+        (its value was resolved with the old one, as Python evaluates it first)."""
+        resolver = self.ctx.resolver
+        if resolver.in_function or not self._module_level():
+            return
+        targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
+        names = [t.value for t in targets if type(t) is cst.Name and t.value in resolver.aliases]
+        if names:
+            value = node.value
+            qualname = resolver.qualname(value) if value is not None else None
+            for name in names:
+                resolver.rebind(name, qualname)
 
 
 _SEQUENCES = (tuple, list)

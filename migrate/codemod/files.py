@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, Callable, List, Optional, Sequence, Tuple
 
 from migrate.codemod.errors import EngineError
+from migrate.safeio import temp_prefix
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
@@ -460,7 +461,7 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None,
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     if mode is None:
-        mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else 0o644
+        mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.exists(path) else new_file_mode()
     tmp = _synced_temp(folder, data)
     try:
         if owner is not None:
@@ -475,9 +476,17 @@ def atomic_write(path: str, data: bytes, mode: Optional[int] = None,
         raise
 
 
-def _synced_temp(folder: str, data: bytes) -> str:
-    """A ``.tf-migrate-*.tmp`` file in ``folder`` holding ``data``, on disk."""
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tf-migrate-", suffix=".tmp")
+def new_file_mode() -> int:
+    """The mode ``open()`` would give a new file: 0666 less the process umask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _synced_temp(folder: str, data: bytes, rescues: Optional[str] = None) -> str:
+    """A ``.tf-migrate-<pid>-*.tmp`` file in ``folder`` holding ``data``, on disk."""
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp",
+                               prefix=temp_prefix("rescue" if rescues else "new", rescues))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -509,7 +518,8 @@ def replace_file(path: str, data: bytes, expected: Optional[bytes]) -> None:
             return
         except PermissionError:
             pass  # cannot hand a new file to the owner: rewrite in place
-    rescue = _synced_temp(os.path.dirname(os.path.abspath(path)), data)
+    rescue = _synced_temp(os.path.dirname(os.path.abspath(path)), data,
+                          rescues=os.path.basename(path))
     try:
         with open(path, "r+b") as handle:
             if expected is not None and handle.read() != expected:

@@ -18,13 +18,13 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
     import os
     import re
 
-    from migrate.codemod.cache import cache_dir, salt, write_json
+    from migrate.codemod.cache import cache_dir, cache_key, read_json, salt, write_json
 
     path = os.path.join(cache_dir(), f"rules-{salt()[:16]}.json")
+    use_cache = use_cache and cache_key() is not None
     if use_cache:
         try:
-            with open(path, encoding="utf-8") as handle:
-                index = json.load(handle)
+            index = read_json(path)  # None for a FIFO, a foreign or a broken file
             # the codes are the rule files' names (tfm201_*.py): checked without importing them
             import migrate.rules as package
 

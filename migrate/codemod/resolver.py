@@ -44,6 +44,9 @@ class Resolver:
         for alias in node.names:
             full = dotted(alias.name)
             if not full or not _is_tf_module(full):
+                if full and not self._shadowed:  # ``import numpy as tf``: tf is numpy from here on
+                    self.rebind(alias.asname.name.value if alias.asname is not None and isinstance(
+                        alias.asname.name, cst.Name) else full.split(".")[0])
                 continue
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 local = alias.asname.name.value
@@ -58,6 +61,12 @@ class Resolver:
             return
         module = dotted(node.module)
         if not module or not _is_tf_module(module):
+            if not self._shadowed and not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:  # ``from numpy import random as tf``
+                    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                        self.rebind(alias.asname.name.value)
+                    elif isinstance(alias.name, cst.Name):
+                        self.rebind(alias.name.value)
             return
         if isinstance(node.names, cst.ImportStar):
             return
@@ -70,6 +79,18 @@ class Resolver:
                 local = alias.asname.name.value
             self.aliases[local] = f"{module}.{name}"
             self.bindings[local] = node
+
+    def rebind(self, name: str, qualname: Optional[str] = None) -> None:
+        """A module-level statement binds ``name`` again (names follow statement order):
+        to the TensorFlow name ``qualname`` (``tf = tf.compat.v1``), or to something else."""
+        if qualname and _is_tf_module(qualname):
+            self.aliases[name] = qualname
+        else:
+            self.aliases.pop(name, None)
+
+    @property
+    def in_function(self) -> bool:
+        return bool(self._shadowed)
 
     # -- scopes ------------------------------------------------------------
     def push_scope(self, local_names: Iterable[str]) -> None:

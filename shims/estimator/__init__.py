@@ -247,6 +247,24 @@ class Estimator:
         latest = self._require_checkpoint()
         return tf.train.load_variable(latest, name)
 
+    def _resume_point(self) -> Optional[str]:
+        """The checkpoint a session resumes from, as TF 1.15's session manager finds it:
+        the one the ``checkpoint`` file names. A named checkpoint that does not exist is
+        an error, as in TF1 (``The passed save_path is not a valid checkpoint``), raised
+        before anything in model_dir is touched; a run never silently starts afresh over
+        an earlier run's checkpoints."""
+        state = tf.train.get_checkpoint_state(self._model_dir)
+        if state is None or not state.model_checkpoint_path:
+            return None
+        path = state.model_checkpoint_path
+        if not os.path.isabs(path):
+            path = os.path.join(self._model_dir, path)
+        if not tf.io.gfile.exists(path + ".index"):
+            raise ValueError(f"The passed save_path is not a valid checkpoint: {path} (named by "
+                             f"{os.path.join(self._model_dir, 'checkpoint')}; nothing in "
+                             "model_dir was changed)")
+        return path
+
     def _require_checkpoint(self) -> str:
         latest = self.latest_checkpoint()
         if latest is None:
@@ -298,7 +316,7 @@ class Estimator:
 
     def _restore(self, program: GraphProgram, required: bool,
                  path: Optional[str] = None) -> Optional[str]:
-        latest = path or self.latest_checkpoint()
+        latest = path or self._resume_point()
         if latest is None:
             if required:
                 raise ValueError(f"Estimator: could not find a trained model in {self._model_dir}")
@@ -337,7 +355,7 @@ class Estimator:
             raise ValueError(f"Estimator.train: steps must be positive, got {steps}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"Estimator.train: max_steps must be positive, got {max_steps}")
-        latest = self.latest_checkpoint()
+        latest = self._resume_point()
         if max_steps is not None and latest is not None:
             done = int(tf.train.load_variable(latest, "global_step"))
             if done >= max_steps:
