@@ -6,7 +6,6 @@ never import tensorflow.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 import shutil
@@ -156,7 +155,7 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
           show_findings: bool = True, fixed_in=()) -> None:
     """Print the report. ``fixed_in``: paths written with their fixes; the text format
     then lists only what remains (the JSON and SARIF reports keep every finding)."""
-    from migrate.codemod.output import as_json, as_sarif, error_rows, finding_rows, text_line
+    from migrate.codemod.output import as_json, as_sarif, error_line, error_rows, finding_rows, text_line
 
     findings = finding_rows(reports)
     errors = error_rows(reports, extra_errors)
@@ -173,7 +172,7 @@ def _emit(fmt: str, reports, extra_errors, summary: dict, report_file: Optional[
                 if not (row["fixable"] and os.path.abspath(row["path"]) in fixed):
                     typer.echo(text_line(row))
         for row in errors:
-            typer.echo(f"{row['path']}: error: {row['message']}", err=True)
+            typer.echo(error_line(row), err=True)
     typer.echo(summary_line(summary), err=True)
 
 
@@ -293,8 +292,10 @@ def upgrade(
                      "input; choose another folder")
     files, missing, reports = _run(paths, codes, True, jobs, no_cache, config, timeout)
     if not files and missing and len(missing) == len(paths):
+        from migrate.codemod.output import shown
+
         for path, message in missing:
-            typer.echo(f"tf-migrate: error: {path}: {message}", err=True)
+            typer.echo(f"tf-migrate: error: {shown(path)}: {message}", err=True)
         raise typer.Exit(2)
     changed = [r for r in reports if r.new is not None]
     write_errors = []
@@ -325,7 +326,9 @@ def upgrade(
 
 
 def _print_diffs(changed) -> None:
+    from migrate.codemod.diff import unified
     from migrate.codemod.files import decode
+    from migrate.codemod.output import shown
 
     for r in changed:
         with open(r.path, "rb") as handle:
@@ -334,9 +337,9 @@ def _print_diffs(changed) -> None:
             old_text, new_text = decode(old).text, decode(r.new).text
         except Exception:
             continue
-        lines = difflib.unified_diff(old_text.splitlines(keepends=True),
-                                     new_text.splitlines(keepends=True),
-                                     fromfile=f"a/{r.path.lstrip('/')}", tofile=f"b/{r.path.lstrip('/')}")
+        lines = unified(old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+                        fromfile=f"a/{shown(r.path).lstrip('/')}",
+                        tofile=f"b/{shown(r.path).lstrip('/')}")
         for line in lines:
             sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
 
@@ -857,7 +860,10 @@ def verify(
     plot: Optional[str] = typer.Option(None, "--plot", metavar="FILE",
         help="--program: draw both trajectories (.svg, .html, or .png with matplotlib)."),
     timeout: float = typer.Option(1800, "--timeout", metavar="SECONDS",
-        help="Stop a run that takes longer."),
+        help="Stop a run (each side) that takes longer."),
+    memory: Optional[str] = typer.Option(None, "--memory", metavar="SIZE",
+        help="Stop a run (each side) whose memory grows past SIZE, such as 8G (default: "
+             "three quarters of this machine's memory)."),
 ) -> None:
     """Run LEGACY in TF1 graph mode and MIGRATED in TF2 eager mode on the same inputs and checkpoint.
 
@@ -871,6 +877,14 @@ def verify(
     from migrate.verify import VerifyError, parse_input
     from migrate.verify import verify as run_verify
 
+    from migrate.verify.limits import LimitError, default_memory, parse_memory
+
+    if not timeout > 0:
+        fail(f"--timeout must be a positive number of seconds, not {timeout:g}")
+    try:
+        memory_limit = parse_memory(memory) if memory else default_memory()
+    except LimitError as exc:
+        fail(str(exc))
     _needs_tf()
     status = _verify_status()
     try:
@@ -882,11 +896,9 @@ def verify(
             if prelude:
                 fail("--prelude does not apply to --program: run the TF1 program on real TF1 "
                      "with --tf1-python")
-            if timeout <= 0:
-                fail("--timeout must be a positive number of seconds")
             report = verify_program(legacy, migrated, list(program_args or ()), rtol, atol,
                                     keep, timeout, tf1_python, cwd, migrated_cwd, repeat,
-                                    tf1_cache, plot)
+                                    tf1_cache, plot, memory_limit)
             show = _print_program_report
         else:
             if not inputs:
@@ -901,7 +913,7 @@ def verify(
                 except (ValueError, SyntaxError):
                     raise VerifyError(f"--arg {item!r}: the value must be a Python literal") from None
             report = run_verify(legacy, migrated, specs, grads, rtol, atol, seed, kwargs, keep, prelude,
-                                tf1_python)
+                                tf1_python, timeout, memory_limit)
             show = _print_verify
     except VerifyError as exc:
         if status:

@@ -32,6 +32,17 @@ def kind_of(mode: int) -> str:
     return "not a regular file"
 
 
+def why_not_regular(path: str) -> str:
+    """What ``path`` is instead of a regular file, in a few words."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        if exc.errno == errno.ENOENT and os.path.islink(path):
+            return "a broken symbolic link"
+        return describe(exc)
+    return kind_of(mode)
+
+
 def describe(exc: OSError) -> str:
     """``exc`` as a short cause: ``a symbolic link loop``, ``permission denied``, ..."""
     if isinstance(exc, (NotRegular, NotOwned)):

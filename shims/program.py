@@ -387,7 +387,26 @@ class GraphProgram(tf.Module):
             else:
                 args.append(tf.nest.map_structure(
                     lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype), value, spec))
-        return _unpack(step(args), fetches, self._state.ops)
+        try:
+            out = step(args)
+        except (tf.errors.InvalidArgumentError, ValueError, TypeError):
+            self._check_feeds(names, args)  # a wrongly shaped feed: said as TF1 says it
+            raise
+        return _unpack(out, fetches, self._state.ops)
+
+    def _check_feeds(self, names, args) -> None:
+        """TF1's error for a feed whose shape its placeholder cannot take (checked only
+        after a step failed, so a right feed pays nothing)."""
+        for n, arg in zip(names, args):
+            spec = self._state.specs[n]
+            for leaf, value in zip(tf.nest.flatten(spec), tf.nest.flatten(arg)):
+                shape = getattr(value, "shape", None)
+                if shape is not None and not leaf.shape.is_compatible_with(shape):
+                    dims = ", ".join("?" if d is None else str(d) for d in leaf.shape.as_list()) \
+                        if leaf.shape.rank is not None else "<unknown>"
+                    raise ValueError(
+                        f"Cannot feed value of shape {tuple(shape.as_list())} for {n!r}, which "
+                        f"has shape ({dims}{',' if leaf.shape.rank == 1 else ''})") from None
 
     # -- checkpoints --------------------------------------------------------------
     def _saver(self, max_to_keep: int = 5):

@@ -288,13 +288,47 @@ def _ancestors_of(parents: Dict[int, cst.CSTNode], targets: Set[int]) -> Set[int
     return dirty
 
 
-def _cpython_tree(source: str):
-    import ast
+def _where(source: str, error: Exception) -> str:
+    """``line L, column C`` of a SyntaxError; CPython gives no position for a NUL byte,
+    so it is found here."""
+    line, column = getattr(error, "lineno", None), getattr(error, "offset", None)
+    if line is None and "\0" in source:
+        at = source.index("\0")
+        line, column = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+    if line is None:
+        return "position unknown"
+    return f"line {line}" + (f", column {column}" if column else "")
 
+
+def _cpython_tree(source: str):
+    """CPython's own tree of ``source`` (positions, splicing, the unused-import check),
+    or None when it gives none. A source CPython refuses cannot run, so it is reported
+    with CPython's own words before libcst's parser sees it: that parser can crash on
+    what is nested too deeply for CPython (a 10,000-term sum, 5,000 parentheses)."""
+    import ast
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(min(limit, 1000))  # CPython's C stack overflows above (SIGSEGV)
     try:
         return ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+    except SyntaxError as error:
+        raise EngineError(f"not valid Python 3 ({_where(source, error)}): {error.msg}") from None
+    except RecursionError:
+        raise EngineError("nested too deeply for Python itself (CPython cannot compile it: "
+                          "maximum recursion depth exceeded)") from None
+    except MemoryError:
+        raise EngineError("nested too deeply for Python itself (CPython's parser gives up: "
+                          "MemoryError)") from None
+    except UnicodeEncodeError as error:  # a notebook's JSON can hold a lone surrogate
+        at = error.start
+        line, column = source.count("\n", 0, at) + 1, at - source.rfind("\n", 0, at)
+        raise EngineError(f"not valid text (line {line}, column {column}): the lone surrogate "
+                          f"{source[at]!r} is not a character") from None
+    except ValueError as error:  # a NUL byte (before Python 3.11.4)
+        raise EngineError(f"not valid Python 3 ({_where(source, error)}): {error}") from None
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class _DropImports(cst.CSTTransformer):
@@ -404,8 +438,7 @@ def _syntax_message(source: str, exc) -> str:
     try:
         ast.parse(source)
     except SyntaxError as error:
-        where = f"line {error.lineno}" + (f", column {error.offset}" if error.offset else "")
-        return f"not valid Python 3 ({where}): {error.msg}"
+        return f"not valid Python 3 ({_where(source, error)}): {error.msg}"
     except (ValueError, RecursionError, MemoryError):
         pass
     message = exc.message.splitlines()[0]
@@ -445,6 +478,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     rules = [rule for rule in rules if rule.applies(source, memo)]
     if not rules:
         return Outcome(None, [])
+    tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
     module = parse(source)
     ctx = FileContext(module, path, source)
     instances = [rule(ctx) for rule in rules]
@@ -457,7 +491,6 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
         return Outcome(None, [])
 
     parents = walker.parents
-    tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
     layout = Layout(module, source, tree, parents)
     position = layout.position
     lines = source.splitlines()

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, Callable, List, Optional, Sequence, Tuple
 
 from migrate.codemod.errors import EngineError
-from migrate.safeio import temp_prefix
+from migrate.safeio import temp_prefix, why_not_regular
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
@@ -432,8 +432,8 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
                     if name.endswith((".py", ".ipynb")) and not excluded(full):
                         if os.path.islink(full) and not _inside(full, root_real):
                             continue  # never follow a link out of the tree
-                        if not os.path.isfile(full):  # a FIFO, socket or device named *.py
-                            errors.append((full, "not a regular file (a FIFO, socket or device); "
+                        if not os.path.isfile(full):  # a FIFO, socket, device or link loop
+                            errors.append((full, f"{why_not_regular(full)}, not a regular file; "
                                                  "skipped"))
                             continue
                         files.append(full)
@@ -443,7 +443,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
             else:
                 files.append(path)
         else:
-            errors.append((path, "not a regular file"))
+            errors.append((path, f"{why_not_regular(path)}, not a regular file"))
     return files, errors
 
 

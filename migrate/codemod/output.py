@@ -27,10 +27,23 @@ def error_rows(reports, extra: Sequence = ()) -> List[dict]:
     return rows
 
 
+def shown(path: str) -> str:
+    """A path as one piece of one text line: control characters (a newline in a file
+    name) are escaped, as ``ls -b`` shows them; JSON and SARIF keep the real path."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
+
+
 def text_line(row: dict) -> str:
-    where = f"{row['path']}[cell {row['cell']}]" if "cell" in row else row["path"]
+    path = shown(row["path"])
+    where = f"{path}[cell {row['cell']}]" if "cell" in row else path
     mark = " [*]" if row["fixable"] else ""
     return f"{where}:{row['line']}:{row['column']}: {row['code']}{mark} {row['message']}"
+
+
+def error_line(row: dict) -> str:
+    return f"{shown(row['path'])}: error: {row['message']}"
 
 
 def as_json(findings: List[dict], errors: List[dict], summary: Dict) -> str:

@@ -120,20 +120,9 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
 
 def read_source(path: str) -> bytes:
     """A regular file's bytes; a FIFO, socket or device is refused without blocking."""
-    import stat as stat_module
+    from migrate.safeio import read_regular
 
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat_module.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(f"not a regular file (a FIFO, socket or device); skipped")
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
+    return read_regular(path)
 
 
 # -- isolated workers: a crash, a hang or a time limit costs one file, not the run --
@@ -264,7 +253,9 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
             try:
                 raw = read_source(path)
             except OSError as exc:
-                settled(FileReport(path, error=f"cannot read: {exc.strerror or exc}"))
+                from migrate.safeio import describe
+
+                settled(FileReport(path, error=f"cannot read: {describe(exc)}"))
                 continue
             key = cache.key(raw, path, codes, fix)
             hit = cache.get(key)

@@ -31,7 +31,7 @@ import re
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 COMMON = r'''
 import importlib, importlib.util, json, os, sys
@@ -242,10 +242,15 @@ def announce(what: str) -> None:
 
 
 def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: str,
-             timeout: float, cwd: Optional[str] = None, python: Optional[str] = None) -> str:
+             timeout: float, cwd: Optional[str] = None, python: Optional[str] = None,
+             memory: Optional[int] = None, produces: Sequence[str] = ()) -> str:
     """One side of a comparison: ``script`` in a fresh Python with ``cfg`` in the
-    environment variable ``variable``, tf_keras (the TF1 side) or the default Keras.
-    Its stdout; a failure or time-out is one VerifyError line."""
+    environment variable ``variable``, tf_keras (the TF1 side) or the default Keras,
+    limited to ``timeout`` seconds and ``memory`` bytes. Its stdout; a failure, a limit,
+    a signal, or an early exit that left any of ``produces`` unwritten is one
+    VerifyError line naming this side."""
+    from migrate.verify import limits
+
     announce(what)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
     env[variable] = json.dumps(cfg)
@@ -255,18 +260,30 @@ def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: st
         env.pop("TF_USE_LEGACY_KERAS", None)
     if python:  # a TF 1.x interpreter: TF2_BEHAVIOR (set by importing TF 2) would make it eager
         env.pop("TF2_BEHAVIOR", None)
-    try:
-        proc = subprocess.run(python_c(script, python), env=env, capture_output=True, text=True,
-                              timeout=timeout, cwd=cwd)
-    except subprocess.TimeoutExpired:
-        raise VerifyError(f"the {what} run took longer than {timeout:g} s") from None
-    if proc.returncode:
-        raise_failure(proc, what)
-    return proc.stdout
+    outcome = limits.run(python_c(script, python), env, cwd, timeout, memory)
+    check_outcome(outcome, what, timeout, memory, produces)
+    return outcome.stdout
 
 
-def _run(script: str, cfg: dict, legacy_keras: bool, what: str, python: Optional[str] = None) -> None:
-    run_side(script, "TFM_VERIFY", cfg, legacy_keras, what, cfg.get("timeout", 1800), python=python)
+def check_outcome(outcome, what: str, timeout: float, memory: Optional[int],
+                  produces: Sequence[str] = ()) -> None:
+    """VerifyError naming ``what`` ended the run, unless it ended cleanly having
+    written each of ``produces``."""
+    why = outcome.why(timeout, memory)
+    if why:
+        raise VerifyError(f"the {what} run {why}")
+    if outcome.returncode:
+        raise_failure(outcome, what)
+    missing = [p for p in produces if not os.path.exists(p)]
+    if missing:
+        raise VerifyError(f"the {what} run ended (exit 0) without writing its results: the code "
+                          "called os._exit() or sys.exit() before it finished")
+
+
+def _run(script: str, cfg: dict, legacy_keras: bool, what: str, python: Optional[str] = None,
+         produces: Sequence[str] = ()) -> None:
+    run_side(script, "TFM_VERIFY", cfg, legacy_keras, what, cfg.get("timeout", 1800), python=python,
+             memory=cfg.get("memory"), produces=produces)
 
 
 def python_c(script: str, python: Optional[str] = None) -> List[str]:
@@ -282,6 +299,9 @@ def raise_failure(proc, what: str) -> None:
     if os.environ.get("TF_MIGRATE_DEBUG"):
         sys.stderr.write(proc.stderr)
     message, where = failure_of(proc.stderr)
+    if "Traceback (most recent call last)" not in proc.stderr:  # sys.exit(3), exit("why")
+        raise VerifyError(f"the {what} run exited with status {proc.returncode} (the code called "
+                          f"sys.exit or exit)" + (f": {message}" if message else ""))
     raise VerifyError(f"the {what} run failed: {message or 'exit ' + str(proc.returncode)}"
                       + (f" (at {where})" if where else "")
                       + " (TF_MIGRATE_DEBUG=1 shows the whole traceback)")
@@ -345,7 +365,8 @@ def _diff(a, b) -> Dict[str, float]:
 def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
            rtol: float = 1e-5, atol: float = 1e-5, seed: int = 0, kwargs: Optional[dict] = None,
            workdir: Optional[str] = None, prelude: Optional[str] = None,
-           tf1_python: Optional[str] = None) -> dict:
+           tf1_python: Optional[str] = None, timeout: float = 1800,
+           memory: Optional[int] = None) -> dict:
     """Both runs in a work folder: ``workdir`` (kept, with its checkpoints and arrays),
     else a temp folder removed afterwards, whatever the outcome."""
     _check_target(legacy, "LEGACY")
@@ -355,7 +376,7 @@ def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
     work = workdir or tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
         report = _verify_in(work, legacy, migrated, inputs, grads, rtol, atol, seed, kwargs, prelude,
-                            tf1_python)
+                            tf1_python, timeout, memory)
     finally:
         if not workdir:
             import shutil
@@ -369,7 +390,8 @@ def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
 
 def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads: bool, rtol: float,
                atol: float, seed: int, kwargs: Optional[dict], prelude: Optional[str],
-               tf1_python: Optional[str] = None) -> dict:
+               tf1_python: Optional[str] = None, timeout: float = 1800,
+               memory: Optional[int] = None) -> dict:
     import numpy as np
 
     os.makedirs(work, exist_ok=True)
@@ -381,14 +403,16 @@ def _verify_in(work: str, legacy: str, migrated: str, inputs: List[dict], grads:
            if migrated.rpartition(":")[0].endswith(".py") else migrated,
            "inputs": os.path.join(work, "inputs.npz"), "names": [s["name"] for s in inputs],
            "work": work, "seed": seed, "grads": grads, "kwargs": kwargs or {},
-           "prelude": os.path.abspath(prelude) if prelude else None, "tf1": bool(tf1_python)}
+           "prelude": os.path.abspath(prelude) if prelude else None, "tf1": bool(tf1_python),
+           "timeout": timeout, "memory": memory}
     if tf1_python and not (os.path.isfile(tf1_python) and os.access(tf1_python, os.X_OK)):
         raise VerifyError(f"--tf1-python {tf1_python!r}: not an executable file")
     if prelude and not os.path.isfile(prelude):
         raise VerifyError(f"--prelude {prelude}: no such file")
     _run(REFERENCE, cfg, not tf1_python, "legacy (TF1)" if tf1_python else "legacy (TF2 compat.v1 graph)",
-         tf1_python)
-    _run(MIGRATED, cfg, False, "migrated (TF2 eager)")
+         tf1_python, produces=[os.path.join(work, "reference.npz"), os.path.join(work, "reference.json")])
+    _run(MIGRATED, cfg, False, "migrated (TF2 eager)",
+         produces=[os.path.join(work, "migrated.npz"), os.path.join(work, "migrated.json")])
     ref = np.load(os.path.join(work, "reference.npz"))
     new = np.load(os.path.join(work, "migrated.npz"))
     ref_meta = json.load(open(os.path.join(work, "reference.json")))

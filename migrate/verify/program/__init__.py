@@ -27,7 +27,9 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from migrate.verify.models import VerifyError, announce, raise_failure
+from migrate.verify import limits
+from migrate.verify.limits import Limits
+from migrate.verify.models import VerifyError, announce, check_outcome
 from migrate.verify.program import lines as lines_lib
 from migrate.verify.program.harness import HARNESS
 
@@ -110,7 +112,7 @@ _FILES = ("stdout.txt", "stderr.txt", "meta.json", "final.npz")
 
 
 def _run(side: _Side, python: str, mode: str, source: str, args: List[str], cwd: str,
-         env: Dict[str, str], init: str, action: Optional[str], timeout: float, what: str,
+         env: Dict[str, str], init: str, action: Optional[str], limit: Limits, what: str,
          cache: Optional[str] = None, index: int = 0) -> None:
     cfg = {"mode": mode, "source": source, "init": init, "init_action": action,
            "args": [a.replace(OUT, os.path.join(side.folder, "out")) for a in args],
@@ -130,20 +132,12 @@ def _run(side: _Side, python: str, mode: str, source: str, args: List[str], cwd:
         return
     announce(what)
     env = dict(env, TFM_VERIFY_PROGRAM=json.dumps(cfg))
-    try:
-        proc = subprocess.run([python, "-c", HARNESS], env=env, capture_output=True, text=True,
-                              timeout=timeout, cwd=cwd, stdin=subprocess.DEVNULL,
-                              encoding="utf-8", errors="replace")
-    except subprocess.TimeoutExpired:
-        raise VerifyError(f"the {what} run took longer than {timeout:g} s (--timeout)") from None
-    if proc.returncode:
-        raise_failure(proc, what)
+    proc = limits.run([python, "-c", HARNESS], env, cwd, limit.timeout, limit.memory)
+    check_outcome(proc, what, limit.timeout, limit.memory, produces=[cfg["meta"]])
     side.stdout, side.stderr = proc.stdout, proc.stderr
     for name, text in (("stdout.txt", proc.stdout), ("stderr.txt", proc.stderr)):
         with open(os.path.join(side.folder, name), "w", encoding="utf-8") as handle:
             handle.write(text)
-    if not os.path.isfile(cfg["meta"]):
-        raise VerifyError(f"the {what} run ended without its report (did it call os._exit?)")
     side.load()
     if entry:
         tmp = entry + f".{os.getpid()}.tmp"
@@ -233,7 +227,8 @@ def verify_program(legacy: str, migrated: str, args: List[str], rtol: float = 1e
                    atol: float = 1e-5, workdir: Optional[str] = None, timeout: float = 1800,
                    tf1_python: Optional[str] = None, cwd: Optional[str] = None,
                    migrated_cwd: Optional[str] = None, repeat: int = 1,
-                   tf1_cache: Optional[str] = None, plot: Optional[str] = None) -> dict:
+                   tf1_cache: Optional[str] = None, plot: Optional[str] = None,
+                   memory: Optional[int] = None) -> dict:
     for path, label in ((legacy, "LEGACY"), (migrated, "MIGRATED")):
         if not os.path.isfile(path):
             raise VerifyError(f"{label} {path!r}: no such file")
@@ -252,14 +247,14 @@ def verify_program(legacy: str, migrated: str, args: List[str], rtol: float = 1e
     work = os.path.abspath(workdir) if workdir else tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
         os.makedirs(work, exist_ok=True)
-        return _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python,
+        return _verify_in(work, legacy, migrated, args, rtol, atol, Limits(timeout, memory), tf1_python,
                           legacy_cwd, new_cwd, repeat, tf1_cache, plot)
     finally:
         if not workdir:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, legacy_cwd,
+def _verify_in(work, legacy, migrated, args, rtol, atol, limit: Limits, tf1_python, legacy_cwd,
                new_cwd, repeat, tf1_cache, plot) -> dict:
     init = os.path.join(work, "init.npz")
     python1 = tf1_python or sys.executable
@@ -271,12 +266,12 @@ def _verify_in(work, legacy, migrated, args, rtol, atol, timeout, tf1_python, le
         side = _Side(work, "tf1" if k == 0 else f"tf1-repeat{k}")
         label = "legacy (TF1)" if tf1_python else "legacy (TF2 compat.v1 graph mode)"
         _run(side, python1, mode1, legacy, args, legacy_cwd, env1, init, "save" if k == 0 else "load",
-             timeout, label + (f" repeat {k}" if k else ""), tf1_cache if tf1_python else None, k)
+             limit, label + (f" repeat {k}" if k else ""), tf1_cache if tf1_python else None, k)
         tf1_runs.append(side)
     env2 = _environment(legacy_keras=False, tf1=False)
     _pythonpath(env2, new_cwd, legacy_cwd)
     new = _Side(work, "migrated")
-    _run(new, sys.executable, "tf2", migrated, args, new_cwd, env2, init, "load", timeout,
+    _run(new, sys.executable, "tf2", migrated, args, new_cwd, env2, init, "load", limit,
          "migrated (TF2)")
     return _report(tf1_runs, new, rtol, atol, bool(tf1_python), plot, legacy, migrated,
                    legacy_cwd, new_cwd)
