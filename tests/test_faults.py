@@ -620,3 +620,43 @@ def test_the_diff_of_a_50000_line_file_is_exact():
     lines = list(unified(a, b, "a/f", "b/f"))
     assert _apply(a, lines[2:]) == b
     assert sum(line.startswith("-") for line in lines[2:]) == 10000
+
+
+# -- untrusted bytes where a small file is expected ------------------------------------
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300))
+def test_any_checkpoint_state_file_is_a_path_or_one_line(data):
+    """Garbage in a ``checkpoint`` file: a prefix or a CkptError, never another error."""
+    import tempfile
+
+    from migrate.checkpoints.ckpt import CkptError, _prefix
+
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "checkpoint"), "wb") as handle:
+            handle.write(data)
+        try:
+            prefix = _prefix(folder)
+        except CkptError as exc:
+            assert "\n" not in str(exc)
+        else:
+            assert isinstance(prefix, str) and "\n" not in prefix
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300) | st.text(max_size=200).map(str.encode))
+def test_any_pyproject_is_a_config_or_one_line(data):
+    import tempfile
+
+    import typer
+
+    from migrate.cli import _load_config
+
+    with tempfile.TemporaryDirectory() as folder:
+        with open(os.path.join(folder, "pyproject.toml"), "wb") as handle:
+            handle.write(b"[tool.tf-migrate]\n" + data)
+        try:
+            config = _load_config([folder])
+        except typer.Exit as exc:
+            assert exc.exit_code == 2
+        else:
+            assert isinstance(config, dict) and set(config) <= {"select", "ignore", "exclude"}

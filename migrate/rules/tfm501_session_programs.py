@@ -7,7 +7,7 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.cstutil import NameReads, code, fresh_name
-from migrate.codemod.rule import Rule
+from migrate.codemod.rule import Finding, Rule
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
@@ -179,13 +179,55 @@ print(program.run("loss", x=data))
 """
 
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
-        self._block(list(node.body), node, [])
-        for stmt in node.body:
+        self._blocks(list(node.body), node)
+        self._fallback(node)
+
+    def _blocks(self, body, owner) -> None:
+        """A program wherever people put one: the module, a function, a class, and the
+        blocks inside them (``if __name__ == "__main__":``, ``with tf.device(...)``,
+        ``try:``), at any depth."""
+        self._block(body, owner, [])
+        for stmt in body:
             if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
-                self._block(list(stmt.body.body), stmt, [])
+                self._blocks(list(stmt.body.body), stmt)
             elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 self._class(stmt)
-        self._fallback(node)
+            else:
+                for inner in self._inner_blocks(stmt):
+                    self._blocks(inner, stmt)
+
+    def _fresh_graph(self, stmt) -> bool:
+        """``with tf.Graph().as_default():`` (one item, no name): a converted program drops
+        it, since the graph it makes the default is used by nothing else."""
+        if len(stmt.items) != 1 or stmt.items[0].asname is not None:
+            return False
+        call = stmt.items[0].item
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "as_default" and not call.args
+                and isinstance(call.func.value, cst.Call)
+                and self._call_name(call.func.value) == "tf.Graph" and not call.func.value.args)
+
+    def _inner_blocks(self, stmt) -> list:
+        """The statement lists of a compound statement that a program may live in. A
+        ``with`` that makes another graph the default is not one (converted code inside it
+        would build that graph instead of running eagerly), except a fresh anonymous
+        ``tf.Graph().as_default()``, which the conversion removes."""
+        blocks = []
+        if isinstance(stmt, cst.If):
+            branch = stmt
+            while isinstance(branch, (cst.If, cst.Else)):
+                if isinstance(branch.body, cst.IndentedBlock):
+                    blocks.append(list(branch.body.body))
+                branch = getattr(branch, "orelse", None)
+        elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+            defaults = [item for item in stmt.items if isinstance(item.item, cst.Call)
+                        and isinstance(item.item.func, cst.Attribute)
+                        and item.item.func.attr.value == "as_default"]
+            if not defaults or self._fresh_graph(stmt):
+                blocks.append(list(stmt.body.body))
+        elif isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
+            blocks.append(list(stmt.body.body))
+        return blocks
 
     # -- helpers -----------------------------------------------------------------------
     def _tfname(self, expr) -> Optional[str]:
@@ -229,9 +271,14 @@ print(program.run("loss", x=data))
         except _NotAProgram:
             return
         except _Blocked as why:
-            self.ctx.shared.setdefault("sessions_blocked", []).append((stmts[session_at], str(why)))
+            self.ctx.shared.setdefault("sessions_blocked", []).append(
+                (stmts[session_at], str(why), stmts))
             return
-        self._apply(stmts, session_at, plan, owner)
+        finding = self._apply(stmts, session_at, plan, owner)
+        if isinstance(owner, cst.With) and self._fresh_graph(owner):
+            finding.replace(owner, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
+                 *updated.body.body[1:]]))
 
     def _class(self, cls: cst.ClassDef) -> None:
         methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)
@@ -511,7 +558,7 @@ print(program.run("loss", x=data))
         raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}")
 
     # -- rewrite -----------------------------------------------------------------------------
-    def _apply(self, stmts, session_at, plan, owner) -> None:
+    def _apply(self, stmts, session_at, plan, owner) -> Finding:
         ctx = self.ctx
         self_name = plan["self_name"]
         at_module = isinstance(owner, cst.Module)
@@ -598,6 +645,7 @@ print(program.run("loss", x=data))
             owner_key = _key(call.func.value, self_name)
             options = plan["saver_options"][owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(program, kind, options))
+        return finding
 
     def _statement_of(self, call, stmts):
         """The simple statement that is exactly ``call`` (an initializer run, a close)."""
@@ -697,23 +745,48 @@ print(program.run("loss", x=data))
             return
         text = self.ctx.source
         explicit = any(s in text for s in ("disable_eager_execution(", "disable_v2_behavior("))
-        for stmt, why in blocked:
+        for stmt, why, block in blocked:
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
             if explicit:
                 continue
             explicit = True
-            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
-                                        " after the imports) so the Session program runs on TF2")
-            index = 0
-            while index < len(module.body) and isinstance(module.body[index], cst.SimpleStatementLine) \
-                    and (all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in module.body[index].body)
-                         or (index == 0 and isinstance(module.body[0].body[0], cst.Expr))):
-                index += 1
-            if index == 0 or index > len(module.body):
+            where = self._switch_place(module, block)
+            if where is None:
                 continue
+            anchor, after = where
+            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
+                                        " where the Session program starts) so it runs on TF2")
             switch = cst.parse_statement(
                 f"{code(self.ctx.tf(finding, 'compat.v1.disable_eager_execution'))}()\n")
-            finding.insert_after(module.body[index - 1], [switch])
+            if after:
+                finding.insert_after(anchor, [switch])
+            else:
+                finding.insert_before(anchor, [switch])
             finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode
+
+    def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
+        """Where graph mode is switched on: (statement, after?). For a program at module
+        level, right after the statement that imports TensorFlow (never before it, whatever
+        precedes that import); for one in a function or under ``if __name__ ==
+        "__main__":``, at the start of that block, so importing the module (a library, a
+        test) does not flip the whole process to graph mode."""
+        if block is not None and block is not list(module.body) and not any(
+                b is block[0] for b in module.body):
+            first = block[0]
+            doc = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
+                isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, cst.SimpleString)
+            return (first, True) if doc and len(block) > 1 else (first, False)
+        binding = None
+        for name, qualname in self.ctx.resolver.aliases.items():
+            if qualname in ("tensorflow", "tensorflow.compat.v1"):
+                binding = self.ctx.resolver.bindings.get(name)
+                break
+        if binding is None:
+            return None
+        inside = None
+        for top in module.body:
+            if top is binding or id(binding) in _ids(top):
+                inside = top
+        return (inside, True) if inside is not None else None

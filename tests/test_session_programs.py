@@ -1,0 +1,167 @@
+"""Session programs as real projects write them (issue #25), migrated and compared with
+their run on real TensorFlow 1.15 through `verify --program --tf1-python`: programs under
+`if __name__ == "__main__":` and in `with tf.device(...)` / `with tf.Graph().as_default()`
+blocks become eager; a program that must stay in graph mode gets its switch after the
+TensorFlow import, and inside the function that holds it when it lives in a library."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import tf1_oracle
+
+pytest.importorskip("tensorflow")
+pytestmark = pytest.mark.slow
+
+EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+
+
+def cli(*args, cwd=None):
+    env = dict(os.environ)
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900,
+                          cwd=cwd, env=env)
+
+
+def migrate(src, out):
+    done = cli("upgrade", src, "--outtree", out, "--no-cache")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return done
+
+
+def equivalent(tf1_python, legacy, migrated):
+    done = cli("verify", legacy, migrated, "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["tf1"]["tensorflow"] == "1.15.5"
+    return report
+
+
+DATA = '''
+rng = np.random.RandomState(0)
+X = rng.randn(64, 3).astype(np.float32)
+Y = (X.dot([[1.0], [-2.0], [0.5]]) + 0.3).astype(np.float32)
+'''
+
+MAIN_GUARD = '''"""A tutorial script: the program under the main guard, in a device block."""
+from __future__ import print_function
+import numpy as np
+import tensorflow as tf
+''' + DATA + '''
+if __name__ == "__main__":
+    with tf.device("/cpu:0"):
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        h = tf.layers.dense(x, 8, activation=tf.nn.tanh, name="h")
+        out = tf.layers.dense(h, 1, name="out")
+        loss = tf.reduce_mean(tf.square(out - y))
+        train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for step in range(30):
+                _, l = sess.run([train_op, loss], feed_dict={x: X, y: Y})
+                if step % 5 == 0:
+                    print("step %d, loss=%.6f" % (step, l))
+'''
+
+GRAPH_BLOCK = '''import numpy as np
+import tensorflow as tf
+''' + DATA + '''
+with tf.Graph().as_default():
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.get_variable("w", [3, 1])
+    b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+    train_op = tf.train.MomentumOptimizer(0.05, 0.9).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for epoch in range(25):
+            _, c = sess.run([train_op, loss], feed_dict={x: X, y: Y})
+            print("Epoch:", "%04d" % (epoch + 1), "cost=", "{:.9f}".format(c))
+'''
+
+
+@pytest.mark.parametrize("name,source", [("main_guard.py", MAIN_GUARD), ("graph_block.py", GRAPH_BLOCK)],
+                         ids=["main_guard_device", "graph_as_default"])
+def test_programs_in_blocks_become_eager_and_equal_tf1(tmp_path, tf1_python, name, source):
+    """#25.1: not recognised before (no finding, exit 0, then `tf.placeholder() is not
+    compatible with eager execution`)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / name).write_text(source)
+    migrate(tmp_path / "src" / name, tmp_path / "out")
+    text = (tmp_path / "out" / name).read_text()
+    for gone in ("Session", "placeholder", "feed_dict", "as_default", "disable_eager"):
+        assert gone not in text, text
+    report = equivalent(tf1_python, tmp_path / "src" / name, tmp_path / "out" / name)
+    assert report["init"]["shared"]
+    assert report["streams"]["printed"]["lines"], "nothing printed was compared"
+
+
+LATE_IMPORT = '''import os
+os.environ["CUDA_VISIBLE_DEVICES"] = ""
+import numpy as np
+import tensorflow as tf
+''' + DATA + '''
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(tf.ones([3, 1]), name="w")
+pred = tf.matmul(x, w)
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+print("pred[0] = %.6f" % sess.run(pred.name, {x: X})[0, 0])
+'''
+
+
+def test_the_graph_switch_follows_the_tensorflow_import(tmp_path, tf1_python):
+    """#25.4: the switch went before `import tensorflow as tf` when other statements
+    preceded that import (`NameError: name 'tf' is not defined`)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "late.py").write_text(LATE_IMPORT)
+    done = migrate(tmp_path / "src" / "late.py", tmp_path / "out")
+    assert "kept in TF1 graph mode" in done.stdout
+    lines = (tmp_path / "out" / "late.py").read_text().splitlines()
+    assert lines.index("tf.compat.v1.disable_eager_execution()") == lines.index("import tensorflow as tf") + 1
+    equivalent(tf1_python, tmp_path / "src" / "late.py", tmp_path / "out" / "late.py")
+
+
+LIBRARY = '''import tensorflow as tf
+
+
+def predict(data):
+    """Kept in graph mode (a fetch by tensor name), called by other modules."""
+    x = tf.placeholder(tf.float32, [None, 3])
+    pred = tf.reduce_sum(x, axis=1)
+    sess = tf.Session()
+    return sess.run(pred.name, {x: data})
+'''
+
+USER = '''import numpy as np
+import tensorflow as tf
+import library
+
+eager_after_import = tf.executing_eagerly()
+print("eager after importing the library:", eager_after_import)
+print("predict:", library.predict(np.ones((2, 3), np.float32)).tolist())
+'''
+
+
+def test_importing_a_migrated_library_leaves_eager_mode_on(tmp_path):
+    """#25.4: the switch was put into modules other modules import, so importing one
+    flipped the whole process to graph mode. It now goes into the function holding the
+    program, which still runs."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "library.py").write_text(LIBRARY)
+    (tmp_path / "src" / "user.py").write_text(USER)
+    migrate(tmp_path / "src", tmp_path / "out")
+    library = (tmp_path / "out" / "library.py").read_text()
+    assert "    tf.compat.v1.disable_eager_execution()\n" in library  # inside predict, indented
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    run = subprocess.run([sys.executable, "user.py"], cwd=tmp_path / "out", capture_output=True,
+                         text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "eager after importing the library: True" in run.stdout
+    assert "predict: [3.0, 3.0]" in run.stdout
