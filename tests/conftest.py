@@ -21,3 +21,14 @@ def tf1_python():
         return tf1_oracle.interpreter()
     except RuntimeError as exc:
         pytest.fail(str(exc), pytrace=False)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests on real TF 1.15 are slow (another interpreter, TensorFlow imported twice):
+    marked so, wherever they are, with the modules that run whole programs. CI runs all;
+    `pytest -m "not slow"` is the quick loop."""
+    slow_modules = {"test_programs", "test_samples", "test_verify_program", "test_session_programs",
+                    "test_tf1_surface"}
+    for item in items:
+        if "tf1_python" in getattr(item, "fixturenames", ()) or item.module.__name__ in slow_modules:
+            item.add_marker(pytest.mark.slow)

@@ -46,3 +46,16 @@ def test_every_rule_has_positive_and_negative_fixtures(code):
 
 def test_every_fixture_folder_is_a_rule():
     assert set(os.listdir(FIXTURES)) <= set(all_rules())
+
+
+def test_tfm501_names_every_blocker_at_once():
+    """#25.2: fixing "a fetch that is not a graph name: model.loss" used to reveal only
+    then "a feed_dict that is neither a dict literal nor a name bound once"."""
+    with open(os.path.join(FIXTURES, "TFM501", "every_blocker_named.in.py"), encoding="utf-8") as handle:
+        outcome = run("TFM501", handle.read())
+    kept = [f["message"] for f in outcome.findings if "kept in TF1 graph mode" in f["message"]]
+    assert len(kept) == 1
+    for blocker in ("a fetch that is not a graph name: model.loss",
+                    "a feed_dict that is neither a dict literal nor a name bound once",
+                    "graph value 'loss' is used outside sess.run()"):
+        assert blocker in kept[0]

@@ -324,53 +324,57 @@ print(program.run("loss", x=data))
         saver_options: Dict[str, List[str]] = {}  # a Saver's max_to_keep=..., for its save()
         switches: List[int] = []
         # in a class, graph code may follow the session's creation
+        blockers: List[str] = []
         region = range(len(stmts)) if self_name else range(session_at)
         for i in region:
-            stmt = stmts[i]
-            if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
-                    isinstance(stmt, cst.SimpleStatementLine)
-                    and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
-                continue
-            value, key = _value(stmt), _assigned_key(stmt, self_name)
-            called = self._call_name(value)
-            if called in SWITCHES and isinstance(stmt.body[0], cst.Expr):
-                switches.append(i)
-                continue
-            if called in PLACEHOLDERS:
-                if not key:
-                    raise _Blocked("a placeholder not assigned to a plain name")
-                placeholders[key] = value
-                graph_keys.add(key)
-                graph.append(i)
-                continue
-            if key and called in INITIALIZERS:
-                inits.add(key)
-                graph.append(i)
-                continue
-            if key and called == "tf.train.Saver":
-                for a in value.args:
-                    if a.keyword is None or a.keyword.value not in ("max_to_keep",):
-                        raise _Blocked("a tf.train.Saver with a var_list or options other than "
-                                       "max_to_keep")
-                savers.add(key)
-                saver_options[key] = [code(a) for a in value.args]
-                graph.append(i)
-                continue
-            found = _collect(stmt, self_name=self_name)
-            if self_name and i > session_at and any(
-                    isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
-                    for c in found.calls):
-                continue  # a run in __init__ (an initializer): handled with the other uses
-            if self._uses_tf(stmt) or any(k in graph_keys for _, k in found.reads):
-                if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
-                    raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
-                graph.append(i)
-                graph_keys |= found.binds
-        if not placeholders and not graph:
+            try:
+                stmt = stmts[i]
+                if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
+                        isinstance(stmt, cst.SimpleStatementLine)
+                        and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
+                    continue
+                value, key = _value(stmt), _assigned_key(stmt, self_name)
+                called = self._call_name(value)
+                if called in SWITCHES and isinstance(stmt.body[0], cst.Expr):
+                    switches.append(i)
+                    continue
+                if called in PLACEHOLDERS:
+                    if not key:
+                        raise _Blocked("a placeholder not assigned to a plain name")
+                    placeholders[key] = value
+                    graph_keys.add(key)
+                    graph.append(i)
+                    continue
+                if key and called in INITIALIZERS:
+                    inits.add(key)
+                    graph.append(i)
+                    continue
+                if key and called == "tf.train.Saver":
+                    for a in value.args:
+                        if a.keyword is None or a.keyword.value not in ("max_to_keep",):
+                            raise _Blocked("a tf.train.Saver with a var_list or options other than "
+                                           "max_to_keep")
+                    savers.add(key)
+                    saver_options[key] = [code(a) for a in value.args]
+                    graph.append(i)
+                    continue
+                found = _collect(stmt, self_name=self_name)
+                if self_name and i > session_at and any(
+                        isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
+                        for c in found.calls):
+                    continue  # a run in __init__ (an initializer): handled with the other uses
+                if self._uses_tf(stmt) or any(k in graph_keys for _, k in found.reads):
+                    if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
+                        raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
+                    graph.append(i)
+                    graph_keys |= found.binds
+            except _Blocked as why:  # every blocker is named at once, not one per run
+                blockers.append(str(why))
+        if not placeholders and not graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
         names = [_plain(k) for k in graph_keys]
         if len(set(names)) != len(names):
-            raise _Blocked("a graph name used both as a local and as an attribute")
+            blockers.append("a graph name used both as a local and as an attribute")
         # everything else: every use of the session and of graph names
         rest = [s for i, s in enumerate(stmts) if i not in graph and i not in switches] + methods
         feed_dicts, feed_reads = self._named_feeds(rest, session, placeholders, self_name)
@@ -385,12 +389,17 @@ print(program.run("loss", x=data))
             else:
                 found = _collect(stmt, self_name=self_name)
             rebound = (found.binds & (graph_keys | inits | savers)) - {session}
-            if rebound:
-                raise _Blocked(f"graph name {sorted(rebound)[0]!r} is rebound after the graph is built")
+            for name in sorted(rebound):
+                blockers.append(f"graph name {name!r} is rebound after the graph is built")
             handled: Set[int] = set()
             for call in found.calls:
-                kind = self._session_call(call, session, graph_keys, inits, savers, placeholders,
-                                          self_name)
+                try:
+                    kind = self._session_call(call, session, graph_keys, inits, savers,
+                                              placeholders, self_name)
+                except _Blocked as why:
+                    blockers.append(str(why))
+                    handled |= {id(n) for n, _ in _collect(call, self_name=self_name).reads}
+                    continue
                 if kind is None:
                     continue
                 handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
@@ -408,9 +417,11 @@ print(program.run("loss", x=data))
                 if id(node) in handled or id(node) in feed_reads:
                     continue
                 if key == session:
-                    raise _Blocked(f"the session {session!r} is used other than by run()/close()")
-                if key in graph_keys | inits | savers:
-                    raise _Blocked(f"graph value {key!r} is used outside sess.run()")
+                    blockers.append(f"the session {session!r} is used other than by run()/close()")
+                elif key in graph_keys | inits | savers:
+                    blockers.append(f"graph value {key!r} is used outside sess.run()")
+        if blockers:
+            raise _Blocked("; ".join(dict.fromkeys(blockers)))
         if not runs:
             raise _NotAProgram()  # only initializer runs: nothing is computed, nothing to convert
         return {"session": session, "placeholders": placeholders, "graph": graph,
@@ -451,12 +462,22 @@ print(program.run("loss", x=data))
         fetch = call.args[0].value
         if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits:
             return "init"
-        self._fetch_keys(fetch, graph_keys, self_name)
+        problems = []  # the fetch and the feeds are both checked: all is said at once
+        try:
+            self._fetch_keys(fetch, graph_keys, self_name)
+        except _Blocked as why:
+            problems.append(str(why))
         feeds = [a for a in call.args[1:] if a.keyword is None or a.keyword.value == "feed_dict"]
         others = [a for a in call.args[1:] if a not in feeds]
         if others or len(feeds) > 1:
-            raise _Blocked("sess.run() with options or run_metadata")
-        self._check_feeds(feeds, placeholders, self_name)
+            problems.append("sess.run() with options or run_metadata")
+        else:
+            try:
+                self._check_feeds(feeds, placeholders, self_name)
+            except _Blocked as why:
+                problems.append(str(why))
+        if problems:
+            raise _Blocked("; ".join(problems))
         return "run"
 
     @staticmethod
