@@ -236,4 +236,4 @@ def test_verify_program_compares_trajectories_from_the_same_initial_values(tmp_p
     broken = tmp_path / "broken.py"
     broken.write_text("raise SystemExit('no such thing')\n")
     failed = verify_program(tf1_python, legacy, broken)
-    assert failed.returncode == 2 and "the migrated (TF2) run failed: no such thing" in failed.stderr
+    assert failed.returncode == 2 and "the migrated (TF2) run exited with status 1 (the code called sys.exit or exit): no such thing" in failed.stderr
