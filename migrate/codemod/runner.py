@@ -16,7 +16,8 @@ from migrate.codemod.cache import Cache
 from migrate.codemod.errors import EngineError
 from migrate.codemod.files import migrate_notebook, migrate_python, notebook_lines
 
-PREFILTER = (b"tensorflow", b"keras")  # files mentioning neither are never parsed
+# files mentioning none are never parsed (a star import may bring TensorFlow: TFM113)
+PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*")
 
 
 @dataclass
