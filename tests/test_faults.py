@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from test_cli import TF1, cli, write
+from test_cli import cli, write
 
 SOURCE = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\n"
 

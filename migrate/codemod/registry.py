@@ -14,7 +14,6 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
     cache holds the index for this exact version of the tool (fast warm runs). A cached
     index that is not exactly that shape is ignored and rewritten; with ``use_cache=False``
     it is neither read nor written."""
-    import json
     import os
     import re
 

@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from typing import Dict, List, Optional, Sequence
