@@ -33,10 +33,11 @@ class Outcome:
 class FileContext:
     """What a rule sees of the file being processed."""
 
-    def __init__(self, module: cst.Module, path: str = "", source: str = "") -> None:
+    def __init__(self, module: cst.Module, path: str = "", source: str = "", tree=None) -> None:
         self.module = module
         self.path = path
         self.source = source
+        self.tree = tree  # CPython's ast of the source (None when it gave none)
         self.resolver = Resolver()
         self.stack: List[cst.CSTNode] = []
         self.in_import = 0  # > 0 while the walk is inside an import statement
@@ -186,7 +187,7 @@ class _Walker:
             self._rebound(node)
         stack.pop()
         if kind in ("FunctionDef", "ClassDef") and node.name.value in ctx.resolver.aliases \
-                and not ctx.resolver.in_function and self._module_level():
+                and self._module_level():
             ctx.resolver.rebind(node.name.value)  # ``def tf(): ...`` at module level
 
     def _module_level(self) -> bool:
@@ -196,7 +197,7 @@ class _Walker:
         """``tf = tf.compat.v1`` / ``tf = None`` at module level: the name's meaning follows
         (its value was resolved with the old one, as Python evaluates it first)."""
         resolver = self.ctx.resolver
-        if resolver.in_function or not self._module_level():
+        if not self._module_level():
             return
         targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
         names = [t.value for t in targets if type(t) is cst.Name and t.value in resolver.aliases]
@@ -430,17 +431,9 @@ def _suppressed(line_text: str, code: str) -> bool:
     return any(code.startswith(c.strip()) for c in match.group(1).split(",") if c.strip())
 
 
-def _syntax_message(source: str, exc) -> str:
-    """One short line: CPython's own message and position when it refuses the file too
-    (``'(' was never closed``), else libcst's without its list of expected tokens."""
-    import ast
-
-    try:
-        ast.parse(source)
-    except SyntaxError as error:
-        return f"not valid Python 3 ({_where(source, error)}): {error.msg}"
-    except (ValueError, RecursionError, MemoryError):
-        pass
+def _syntax_message(exc) -> str:
+    """libcst's message in one short line, without its list of expected tokens (what
+    CPython refuses was already said in CPython's words by ``_cpython_tree``)."""
     message = exc.message.splitlines()[0]
     message = message.split(": expected one of")[0].replace("parser error: ", "")
     message = re.sub(r"^error at \d+:\d+:?\s*", "", message) or "unexpected token"
@@ -463,7 +456,7 @@ def parse(source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        raise EngineError(_syntax_message(source, exc)) from None
+        raise EngineError(_syntax_message(exc)) from None
     except RecursionError:
         raise EngineError("too deeply nested to parse") from None
     finally:  # libcst's own, taken at import: right even if parses overlap in threads
@@ -480,7 +473,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
         return Outcome(None, [])
     tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
     module = parse(source)
-    ctx = FileContext(module, path, source)
+    ctx = FileContext(module, path, source, tree)
     instances = [rule(ctx) for rule in rules]
     walker = _Walker(ctx, instances)
     try:

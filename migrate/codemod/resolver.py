@@ -88,10 +88,6 @@ class Resolver:
         else:
             self.aliases.pop(name, None)
 
-    @property
-    def in_function(self) -> bool:
-        return bool(self._shadowed)
-
     # -- scopes ------------------------------------------------------------
     def push_scope(self, local_names: Iterable[str]) -> None:
         self._shadowed.append({n for n in local_names if n in self.aliases})

@@ -15,6 +15,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 from migrate.codemod.cache import Cache
 from migrate.codemod.errors import EngineError
 from migrate.codemod.files import migrate_notebook, migrate_python, notebook_lines
+from migrate.safeio import describe, read_regular
 
 # files mentioning none are never parsed (a star import may bring TensorFlow: TFM113)
 PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*")
@@ -117,13 +118,6 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
     except Exception as exc:  # SyntaxError, ValueError, EngineError, RecursionError, ...
         return f"the new content does not parse ({type(exc).__name__})"
     return None
-
-
-def read_source(path: str) -> bytes:
-    """A regular file's bytes; a FIFO, socket or device is refused without blocking."""
-    from migrate.safeio import read_regular
-
-    return read_regular(path)
 
 
 # -- isolated workers: a crash, a hang or a time limit costs one file, not the run --
@@ -252,10 +246,8 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
     def todo() -> Iterator[Tuple[str, bytes, Tuple[str, ...], bool]]:
         for path in files:
             try:
-                raw = read_source(path)
+                raw = read_regular(path)  # a FIFO, socket or device: refused without blocking
             except OSError as exc:
-                from migrate.safeio import describe
-
                 settled(FileReport(path, error=f"cannot read: {describe(exc)}"))
                 continue
             key = cache.key(raw, path, codes, fix)

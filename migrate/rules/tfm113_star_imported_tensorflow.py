@@ -12,13 +12,11 @@ from migrate.codemod.rule import Rule
 ALIASES = ("tf",)
 
 
-def _bound(source: str) -> Set[str]:
+def _bound(tree: Optional[ast.AST]) -> Set[str]:
     """Every name the file binds itself (imports, assignments, defs, parameters, ...)."""
-    names: Set[str] = set()
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if tree is None:
         return set(ALIASES)  # no proof of anything: stay silent
+    names: Set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             names.add(node.id)
@@ -78,7 +76,7 @@ flags = tf.app.flags
         if self.star is None or self.use is None:
             return
         name = self.use.value.value
-        if name in _bound(self.ctx.source):
+        if name in _bound(self.ctx.tree):
             return
         self.report(self.use, f"{name!r} comes from `from {self.star} import *`, which tf-migrate "
                               f"cannot follow: nothing in this file was migrated; add "

@@ -793,9 +793,8 @@ print(program.run("loss", x=data))
         precedes that import); for one in a function or under ``if __name__ ==
         "__main__":``, at the start of that block, so importing the module (a library, a
         test) does not flip the whole process to graph mode."""
-        if block is not None and block is not list(module.body) and not any(
-                b is block[0] for b in module.body):
-            first = block[0]
+        first = block[0]
+        if first is not module.body[0]:  # a function's or a compound statement's block
             doc = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
                 isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, cst.SimpleString)
             return (first, True) if doc and len(block) > 1 else (first, False)

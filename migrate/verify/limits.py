@@ -103,14 +103,13 @@ class Outcome:
 
 
 def run(command: List[str], env: Dict[str, str], cwd: Optional[str], timeout: float,
-        memory: Optional[int], text: bool = True) -> Outcome:
+        memory: Optional[int]) -> Outcome:
     """Run ``command`` to its end, its time limited to ``timeout`` seconds and its
     resident memory (with its children's) to ``memory`` bytes: past either it is killed
     (its whole process group) and the outcome says which limit."""
     proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=text,
-                            encoding="utf-8" if text else None,
-                            errors="replace" if text else None, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            encoding="utf-8", errors="replace", start_new_session=True)
     state = {"peak": 0, "over": False}
     done = threading.Event()
 
