@@ -15,6 +15,7 @@ from typing import List, Optional, Tuple
 import typer
 
 from migrate import __version__
+from migrate.codemod.output import is_error
 
 def _metavar_only() -> None:
     """typer prints an argument's Python type after its metavar (``PATH... <list[str]>``);
@@ -200,6 +201,12 @@ def _write_report(path: str, data: bytes) -> None:
         fail(f"--report {path}: cannot write ({describe(exc)})")
 
 
+def _error_findings(reports) -> int:
+    """Findings that are errors (code that fails, or means two things, on TF2): they are
+    never fixable, so they are what is left after --write too."""
+    return sum(1 for r in reports for f in r.findings if is_error(f["message"]))
+
+
 def _count(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -213,12 +220,16 @@ def summary_line(summary: dict) -> str:
         parts.append(f"{summary['fixed']} fixed")
         remaining = summary["findings"] - summary["fixed"]
         left_fixable = summary["fixable"] - summary["fixed"]
-        parts.append(f"{remaining} remaining" + (f" ({left_fixable} fixable)" if left_fixable else ""))
+        notes = ([f"{left_fixable} fixable"] if left_fixable else []) + (
+            [_count(summary["error_findings"], "error")] if summary.get("error_findings") else [])
+        parts.append(f"{remaining} remaining" + (f" ({', '.join(notes)})" if notes else ""))
     else:
         if "changed" in summary:
             parts.append(f"{summary['changed']} would change")
-        parts.append(f"{_count(summary['findings'], 'finding')} ({summary['fixable']} fixable)")
-    parts.append(_count(summary["errors"], "error"))
+        errors = summary.get("error_findings")
+        parts.append(f"{_count(summary['findings'], 'finding')} ({summary['fixable']} fixable"
+                     + (f", {_count(errors, 'error')}" if errors else "") + ")")
+    parts.append(_count(summary["errors"], "run error"))
     return ", ".join(parts)
 
 
@@ -307,7 +318,7 @@ def upgrade(
     fixable = sum(f["fixable"] for r in reports for f in r.findings)
     errors = missing + write_errors
     summary = {"files": len(files), "changed": len(changed), "written": bool(write),
-               "findings": findings, "fixable": fixable,
+               "findings": findings, "fixable": fixable, "error_findings": _error_findings(reports),
                "errors": len(errors) + sum(1 for r in reports if r.error)}
     if write:  # what was really written: a read-only or changed file was not
         failed = {os.path.abspath(path) for path, _ in write_errors}
@@ -563,7 +574,7 @@ def lint(
     codes = _codes(select, ignore, config, lint_only=not select, use_cache=not no_cache)
     files, missing, reports = _run(paths, codes, False, jobs, no_cache, config, timeout)
     findings = sum(len(r.findings) for r in reports)
-    summary = {"files": len(files), "findings": findings,
+    summary = {"files": len(files), "findings": findings, "error_findings": _error_findings(reports),
                "fixable": sum(f["fixable"] for r in reports for f in r.findings),
                "errors": len(missing) + sum(1 for r in reports if r.error)}
     _emit(fmt, reports, missing, summary, report)

@@ -1,7 +1,8 @@
 """Fixture pairs: tests/fixtures/<CODE>/<case>.in.py -> <case>.out.py + <case>.findings.
 
 Each case runs its folder's rule alone. ``<case>.out.py`` exists only when the
-rule changes the file; ``<case>.findings`` lists ``LINE:COLUMN CODE`` per finding.
+rule changes the file; ``<case>.findings`` lists ``LINE:COLUMN CODE message`` per finding
+(the message is pinned too: it is what the user reads).
 
     python tests/fixture_cases.py --update   # rewrite expectations (review the diff!)
 """
@@ -29,7 +30,7 @@ def run(code, source):
 
 
 def render_findings(findings):
-    return "".join(f"{f['line']}:{f['column']} {f['code']}\n" for f in findings)
+    return "".join(f"{f['line']}:{f['column']} {f['code']} {f['message']}\n" for f in findings)
 
 
 def update():

@@ -7,12 +7,18 @@ from typing import Dict, List, Sequence
 from migrate import __version__
 
 
+def is_error(message: str) -> bool:
+    """An error finding: the code fails on TF2 as it stands, or means two things there."""
+    return message.startswith("error:")
+
+
 def finding_rows(reports) -> List[dict]:
     rows = []
     for report in reports:
         for f in report.findings:
             row = {"path": report.path, "line": f["line"], "column": f["column"],
-                   "code": f["code"], "message": f["message"], "fixable": f["fixable"]}
+                   "code": f["code"], "message": f["message"], "fixable": f["fixable"],
+                   "severity": "error" if is_error(f["message"]) else "warning"}
             if "cell" in f:
                 row["cell"] = f["cell"]
                 if "file_line" in f:
@@ -59,7 +65,7 @@ def as_sarif(findings: List[dict], errors: List[dict]) -> str:
     for f in findings:
         result = {
             "ruleId": f["code"],
-            "level": "warning",
+            "level": f.get("severity", "warning"),
             "message": {"text": f["message"]},
             "locations": [{"physicalLocation": {
                 "artifactLocation": {"uri": f["path"]},

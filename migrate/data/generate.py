@@ -74,13 +74,72 @@ def build() -> dict:
                 found[f"tf.{name}"] = f"tf.compat.v1.{name}"
         return dict(sorted(found.items()))
 
+    def signature(name):
+        """A callable's parameters as TensorFlow 2.21 binds them, as one line: "x" (required),
+        "x=" (has a default), "*" before keyword-only ones, "*args", "**kwargs". Raw ops
+        (TensorFlow's ``kwarg_only`` wrapper) take keywords only, whatever their signature
+        shows. None when the name is not a callable of the installed TensorFlow."""
+        import inspect
+
+        obj = tf2_object(name)
+        if obj is None or not callable(obj):
+            return None
+        try:
+            params = list(inspect.signature(obj).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        decorator = getattr(obj, "_tf_decorator", None)
+        keyword_only = getattr(decorator, "decorator_name", None) == "kwarg_only"
+        out, star = [], False
+        for p in params:
+            if p.kind is p.VAR_POSITIONAL:
+                out.append("*" + p.name)
+                star = True
+                continue
+            if p.kind is p.VAR_KEYWORD:
+                out.append("**" + p.name)
+                continue
+            if (p.kind is p.KEYWORD_ONLY or keyword_only) and not star:
+                out.append("*")
+                star = True
+            out.append(p.name + ("=" if p.default is not p.empty else ""))
+        return ", ".join(out)
+
+    def v1_name(name):
+        return "tf.compat.v1." + name[len("tf."):]
+
+    def v2_name(name):
+        return "tf." + name[len("tf.compat.v2."):] if name.startswith("tf.compat.v2.") else name
+
+    def transform(value):
+        import functools
+
+        if not isinstance(value, functools.partial):
+            return {"function": value.__name__}
+        if not all(isinstance(v, (str, bool, int, type(None))) for v in value.keywords.values()):
+            return None
+        return {"function": value.func.__name__, **value.keywords}
+
     def text(value):
         return value[1] if isinstance(value, tuple) else str(value)
 
     def serious(value):  # INFO-level notes are not findings
         return not (isinstance(value, tuple) and value[0] == "INFO")
 
+    tf1_names = sorted({k for k in (*spec.symbol_renames, *spec.function_reorders,
+                                    *spec.function_keyword_renames, *spec.function_transformers)
+                        if k.startswith("tf.") and not k.startswith("tf.compat.")})
+    tf2_names = sorted({v2_name(spec.symbol_renames.get(k, k)) for k in tf1_names})
     return {
+        # how each TF1 name binds its arguments (its tf.compat.v1 function in TF 2.21, which
+        # keeps TF 1.15's signature) and how each rewrite target binds them: every rewritten
+        # call is checked against the target's real signature
+        "tf1_signatures": {k: sig for k in tf1_names if (sig := signature(v1_name(k))) is not None},
+        "tf2_signatures": {k: sig for k in tf2_names if (sig := signature(k)) is not None},
+        # tf_upgrade_v2's custom transforms that are data (a transform function and its
+        # constant arguments), recorded by name: the rules that carry them out cite them
+        "transforms": {k: transform(v) for k, v in sorted(spec.function_transformers.items())
+                       if k.startswith("tf.") and transform(v) is not None},
         "generated_from": f"tensorflow {tf.__version__} tools/compatibility",
         "owned_by_rules": list(OWNED_BY_RULES),
         "symbol_renames": dict(sorted(spec.symbol_renames.items())),

@@ -3,10 +3,12 @@ import re
 
 import libcst as cst
 
-from migrate.codemod.cstutil import arg, code
 from migrate.codemod import needles
+from migrate.codemod.cstutil import arg, code, join_args
 from migrate.codemod.rule import Rule
-from migrate.codemod.tables import upgrade_tables
+from migrate.codemod.signatures import (bind, call_keywords, readings, rewrite_target,
+                                        tf1_keyword_evidence, tf1_signature, tf2_signature)
+from migrate.codemod.tables import owned_by_rules, upgrade_tables
 
 
 class ArgumentChanges(Rule):
@@ -37,9 +39,13 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
         if not qualname or qualname.startswith("tensorflow.compat."):
             return
         old = self.ctx.v1(node.func)
+        keywords = call_keywords(node)
+        if not old or keywords is None:
+            return  # *args/**kwargs: order unknowable, leave the call alone
         tables = upgrade_tables()
-        tf1 = needles.tf1_only(old) or self.ctx.is_tf1_file()  # a TF1-only name is proof
-        # positional order: ambiguous (TF2 has its own) unless the file is TF1 code;
+        # a TF1-only name or a TF1-only keyword in the call is proof; else the file decides
+        tf1 = needles.tf1_only(old) or self.ctx.is_tf1_file() or tf1_keyword_evidence(old, keywords)
+        # positional order: ambiguous (TF2 has its own) unless the call is TF1 code;
         # keywords TF2 still accepts: likewise; the other renamed keywords are TF1-only
         order = tables["reorders"].get(old) if tf1 else None
         ambiguous = set(tables["tf2_keywords"].get(old, ()))
@@ -61,42 +67,119 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
             if value is not None:
                 renames = {**renames, param: None}  # TF2's behaviour: the argument goes
                 order = order or tables["reorders"].get(old)
-        if not order and not renames:
+        if not tf1 and not self._one_reading(node, old, keywords):
             return
-        plan, notes = [], []  # per argument: the keyword it gets, "" to keep it, None to drop it
-        position = 0
-        for a in node.args:
-            if a.star:
-                return  # *args/**kwargs: order unknowable, leave the call alone
-            keyword = a.keyword.value if a.keyword else None
-            if keyword is None:
-                name = order[position] if order and position < len(order) else None
-                position += 1
-                if name is not None:
-                    keyword = name
-                    notes.append(f"argument {position} is now {name}=")
-            if keyword is not None and keyword in renames:
-                if renames[keyword] is None:
-                    why = tables["arg_warnings"].get(old, {}).get(keyword)
-                    notes.append(f"{keyword}= is gone in TF2 and was dropped"
-                                 + (f" ({why.rstrip('.')})" if why else ""))
-                    plan.append(None)
-                    continue
-                notes.append(f"{keyword}= is {renames[keyword]}= in TF2")
-                keyword = renames[keyword]
-            plan.append("" if keyword is None or (a.keyword and a.keyword.value == keyword) else keyword)
+        target = self._target(old, tables)
+        if target is not None and target.all_keyword_only and None in keywords:
+            order = order or _tf1_order(old)  # raw ops: every argument by keyword
+        plan, notes = _plan(node, order, renames, target, tables["arg_warnings"].get(old, {}))
+        notes += self._transforms(node, old, tables, keywords, plan)
+        if target is not None and (notes or rewrite_target(old) != old):
+            final = [k if step == "" else step for k, step in zip(keywords, plan) if step is not None]
+            final += [t.keyword.value for t in self._added]
+            problem = bind(target, final).problem
+            if problem:
+                self._invalid(node, old, problem)
+                return
         if not notes:
             return
+        added = self._added
         self.report(node, f"{old}: " + "; ".join(notes)).replace(
-            node, lambda updated: _apply(updated, plan))
+            node, lambda updated: _apply(updated, plan, added))
+
+    def _target(self, old, tables):
+        """TF 2.21's signature of the function this call ends up calling, when TensorFlow's
+        rename decides it (names our own rules move elsewhere are checked by those rules)."""
+        if owned_by_rules(old) and old not in tables["reorders"] and old not in tables["keyword_renames"]:
+            return None
+        return tf2_signature(rewrite_target(old))
+
+    def _one_reading(self, node, old, keywords) -> bool:
+        """A call of a name TF1 and TF2 both have, in a file that shows no TF1 API: when its
+        arguments fill other parameters in TF1 than in TF2 (``tf.nn.dropout(x, 0.5)``: TF1's
+        keep_prob, TF2's rate), the call itself decides where one reading cannot bind; else
+        it is an error finding naming both. True when the TF1 reading is the call's."""
+        both = readings(old, keywords)
+        if both is None or both.verdict != "differ":
+            return both is not None and both.verdict == "tf1"
+        index, one, two = both.first_difference()
+        one, two = (p if p and "=" in p else f"{p or '*args'}=" for p in (one, two))
+        self.report(node, f"error: {old}: argument {index + 1} is {one} in TF1 but {two} in TF2, "
+                          "and this file uses no TF1-only API to tell which it was written for; "
+                          "pass that argument by keyword and run the upgrade again")
+        return False
+
+    _added: tuple = ()
+
+    def _transforms(self, node, old, tables, keywords, plan) -> list:
+        """tf_upgrade_v2's data transforms of contrib summaries: a call with no step gets the
+        global step (contrib.summary's default), ``always_record_summaries()`` /
+        ``never_record_summaries()`` the condition ``record_if`` needs."""
+        self._added = ()
+        transform = tables.get("transforms", {}).get(old, {})
+        function = transform.get("function")
+        if function == "_add_summary_step_transformer":
+            order = tables["reorders"].get(old, ())
+            given = {k or (order[i] if i < len(order) else None) for i, k in enumerate(keywords)}
+            if "step" in given:
+                return []
+            self._added = (arg(cst.parse_expression(
+                f"{self._tf_name()}.compat.v1.train.get_or_create_global_step()"), "step"),)
+            return ["no step: contrib.summary used the global step, now passed as step="]
+        if function == "_add_summary_recording_cond_transformer" and not keywords:
+            self._added = (arg(cst.Name(transform["cond"]), "condition"),)
+            return [f"record_if needs its condition: {transform['cond']}"]
+        return []
+
+    def _tf_name(self) -> str:
+        return self.ctx.resolver.tf_alias() or "tf"
+
+    def _invalid(self, node, old, problem) -> None:
+        target = rewrite_target(old)
+        self.report(node, f"error: {old}: this call cannot become a {target} call, which {problem} "
+                          "(TypeError in TF2); fix its arguments by hand")
 
 
-def _apply(call: cst.Call, plan) -> cst.Call:
+def _tf1_order(old):
+    signature = tf1_signature(old)
+    return list(signature.positional) if signature else None
+
+
+def _plan(node, order, renames, target, warnings):
+    """Per argument: the keyword it gets, "" to keep it, None to drop it; and the notes."""
+    plan, notes = [], []
+    position = 0
+    for a in node.args:
+        keyword = a.keyword.value if a.keyword else None
+        if keyword is None:
+            name = order[position] if order and position < len(order) else None
+            position += 1
+            if name is not None:
+                keyword = name
+                notes.append(f"argument {position} is now {name}=")
+        if keyword is not None and keyword in renames:
+            new = renames[keyword]
+            if new is None:
+                why = warnings.get(keyword)
+                notes.append(f"{keyword}= is gone in TF2 and was dropped"
+                             + (f" ({why.rstrip('.')})" if why else ""))
+                plan.append(None)
+                continue
+            if target is None or new in target.names or keyword not in target.names:
+                notes.append(f"{keyword}= is {new}= in TF2")
+                keyword = new
+        plan.append("" if keyword is None or (a.keyword and a.keyword.value == keyword) else keyword)
+    return plan, notes
+
+
+def _apply(call: cst.Call, plan, added=()) -> cst.Call:
     args = []
     for step, a in zip(plan, call.args):
         if step is None:
             continue
         args.append(a if step == "" else arg(a.value, step).with_changes(comma=a.comma))
+    if added:
+        return call.with_changes(args=join_args([*args, *added]))
     if args:
         args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
     return call.with_changes(args=args)

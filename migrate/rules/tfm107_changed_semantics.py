@@ -4,10 +4,33 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, join_args
 from migrate.codemod.rule import Rule
+from migrate.codemod.signatures import call_keywords, tf1_keyword_evidence
+
+NAMES = ("tf.nn.dropout", "tf.nn.softmax_cross_entropy_with_logits", "tf.name_scope",
+         "tf.strings.split")
 
 
 def _simple(node: cst.BaseExpression) -> bool:
     return isinstance(node, (cst.Name, cst.Integer, cst.Float, cst.Attribute))
+
+
+def _one(node) -> bool:
+    return (isinstance(node, cst.Integer) and node.value == "1") or (
+        isinstance(node, cst.Float) and node.value in ("1.0", "1.", "1.00"))
+
+
+def _rate(keep: cst.BaseExpression) -> cst.BaseExpression:
+    """``1 - keep``, written as a person would: ``keep_prob=1 - p`` gives ``rate=p``."""
+    bare = keep.with_changes(lpar=[], rpar=[]) if getattr(keep, "lpar", None) else keep
+    if isinstance(bare, cst.BinaryOperation) and isinstance(bare.operator, cst.Subtract) \
+            and _one(bare.left):
+        right = bare.right
+        if getattr(right, "lpar", None) and not isinstance(right, (cst.Tuple, cst.GeneratorExp)):
+            right = right.with_changes(lpar=[], rpar=[])
+        return right
+    if not _simple(bare):
+        bare = bare.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.BinaryOperation(cst.Integer("1"), cst.Subtract(), bare)
 
 
 class ChangedSemantics(Rule):
@@ -46,18 +69,31 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
         if not qualname or qualname.startswith("tensorflow.compat."):
             return
         name = self.ctx.v1(node.func)
-        tf1 = self.ctx.is_tf1_file()  # these calls are valid TF2 too: only fix TF1 code
+        if name not in NAMES:
+            return
+        keywords = call_keywords(node)
+        # these calls are valid TF2 too: only TF1 code is fixed (a TF1-only keyword such as
+        # dim= is TF1 code too); where nothing tells, the call is an error finding
+        tf1 = self.ctx.is_tf1_file() or (keywords is not None and tf1_keyword_evidence(name, keywords))
         if name == "tf.nn.dropout" and (tf1 or any(a.keyword and a.keyword.value == "keep_prob"
                                                    for a in node.args)):
             self._dropout(node)
-        elif name == "tf.nn.softmax_cross_entropy_with_logits" and tf1:
-            self._xent(node)
+        elif name == "tf.nn.softmax_cross_entropy_with_logits":
+            self._xent(node, tf1)
         elif name == "tf.name_scope" and (len(node.args) > 1 or any(
                 a.keyword and a.keyword.value in ("default_name", "values") for a in node.args)):
             self._to_compat(node, "name_scope", "tf.name_scope takes one name in TF2")
         elif name == "tf.strings.split" and tf1:
             self._to_compat(node, "strings.split", "tf.strings.split returns a RaggedTensor in TF2 "
                                                    "(a SparseTensor in TF1)")
+        elif name == "tf.strings.split":
+            self._two_readings(node, name, "returns a SparseTensor in TF1 but a RaggedTensor in TF2",
+                               "tf.compat.v1.strings.split")
+
+    def _two_readings(self, node, name, difference, spellings) -> None:
+        self.report(node, f"error: {name} {difference}, and this file uses no TF1-only API to "
+                          f"tell which it was written for; write {spellings} for TF1's meaning, or "
+                          f"add `# tf-migrate: ignore[{self.code}]` to keep TF2's")
 
     def _to_compat(self, node, name, why):
         finding = self.report(node, f"{why}: using tf.compat.v1.{name}")
@@ -83,9 +119,7 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
             args = []
             for role, a in zip(roles, updated.args):
                 if role == "keep_prob":
-                    keep = a.value if _simple(a.value) else cst.parse_expression(
-                        f"({cst.Module([]).code_for_node(a.value)})")
-                    args.append(arg(cst.BinaryOperation(cst.Integer("1"), cst.Subtract(), keep), "rate"))
+                    args.append(arg(_rate(a.value), "rate"))
                 elif role == "x" and a.keyword is None:
                     args.append(a)
                 else:
@@ -94,7 +128,7 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
 
         finding.replace(node, replace)
 
-    def _xent(self, node: cst.Call) -> None:
+    def _xent(self, node: cst.Call, tf1: bool) -> None:
         labels = [i for i, a in enumerate(node.args) if (a.keyword and a.keyword.value == "labels")
                   or (a.keyword is None and i == 0)]
         if not labels:
@@ -102,6 +136,11 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
         index = labels[0]
         value = node.args[index].value
         if isinstance(value, cst.Call) and (self.ctx.v1(value.func) or "").endswith("stop_gradient"):
+            return
+        if not tf1:
+            self._two_readings(node, "tf.nn.softmax_cross_entropy_with_logits",
+                               "stops gradients into labels in TF1 but backpropagates into them "
+                               "in TF2", "labels=tf.stop_gradient(...)")
             return
         finding = self.report(node, "TF2's softmax_cross_entropy_with_logits backpropagates into "
                                     "labels: wrapped in tf.stop_gradient as TF1 behaved")
