@@ -21,15 +21,33 @@ Some TF1 functions changed their argument order or keyword names in TF2. Positio
 arguments are turned into keywords using the TF1 order, then keywords are renamed, both
 from TensorFlow's own tables (reorders_v2, tf_upgrade_v2 keyword renames). Keywords TF2 no
 longer accepts are renamed anywhere; positional arguments and keywords TF2 still accepts
-only in files that use TF1-only APIs (TF2 code means TF2's order: `tf.nn.convolution` put
-`strides` before `padding`). A keyword that
-TF2 removed is dropped only when tf_upgrade_v2 drops it; the finding names it.
+only in TF1 code: a file using TF1-only APIs, or a call passing a keyword only TF1 had
+(`dim=`, `keep_dims=`). A keyword that TF2 removed is dropped only when tf_upgrade_v2
+drops it; the finding names it.
+
+Every rewritten call is bound against the target's real TF 2.21 signature (generated from
+TensorFlow, like the tables): raw ops (`tf.train.sdca_fprint` -> `tf.raw_ops.SdcaFprint`)
+take keywords only, so every argument gets its TF1 name; a keyword rename the target does
+not accept is not made (`tf.summary.write` takes `tensor=`); a call that would still raise
+TypeError (`tf.sparse_concat(ax, inp, concat_dim=c)` passes the axis twice) is an error
+finding and is left as it is. contrib summaries get what tf_upgrade_v2's transforms give
+them: the global step as `step=` where none was passed (contrib.summary's default), and
+`record_if(True/False)` for `always_record_summaries`/`never_record_summaries`.
+
+A call of a name both TF1 and TF2 have, in a file with no TF1-only API, whose arguments
+fill different parameters in TF1 and TF2 (`tf.nn.dropout(x, 0.5)`: keep_prob or rate;
+`tf.boolean_mask(t, m, "n")`: name or axis) is decided by the call itself where only one
+reading binds, and is otherwise an error finding naming both readings: never left silent.
 """
     before = """
+import tensorflow as tf
+
 idx = tf.argmax(logits, dimension=1)
 mean = tf.reduce_mean(x, axis=0, keep_dims=True)
 """
     after = """
+import tensorflow as tf
+
 idx = tf.argmax(logits, axis=1)
 mean = tf.reduce_mean(x, axis=0, keepdims=True)
 """

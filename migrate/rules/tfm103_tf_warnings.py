@@ -20,10 +20,16 @@ as written (`tf.zeros_like(x)` is). Arguments TF2 removed are TFM102's, and TF1 
 TensorFlow's note, so a call is never reported twice.
 """
     before = """
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 4])
 y = tf.zeros_like(x, optimize=False)
 """
     after = """
-y = tf.zeros_like(x, optimize=False)  # reported: tf_upgrade_v2 transforms this call
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 4])
+y = tf.compat.v1.zeros_like(x, optimize=False)  # TF1's optimize=False, kept where it exists
 """
 
     def __init__(self, ctx) -> None:

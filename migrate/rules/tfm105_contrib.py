@@ -131,10 +131,13 @@ reported with the TF2 replacement where one exists. Imports like
 `import tensorflow.contrib.layers as layers` are followed too.
 """
     before = """
+import tensorflow as tf
+
 x = tf.contrib.layers.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
     after = """
 import shims
+
 x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
 

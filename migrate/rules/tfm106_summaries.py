@@ -57,12 +57,16 @@ pieces are reported with their TF2 replacement. Explicit `tf.compat.v1.summary` 
 left alone.
 """
     before = """
+import tensorflow as tf
+
 tf.summary.scalar("loss", loss)
 merged = tf.summary.merge_all()
 writer = tf.summary.FileWriter(logdir)
 """
     after = """
 import shims
+import tensorflow as tf
+
 tf.compat.v1.summary.scalar("loss", loss)
 merged = tf.compat.v1.summary.merge_all()
 writer = shims.summary.FileWriter(logdir)

@@ -56,12 +56,18 @@ keyword, or a file using TF1-only APIs (Session, placeholder, get_variable, vari
 tf.layers, tf.contrib, compat.v1, ...). TF2 code is left alone.
 """
     before = """
-h = tf.nn.dropout(h, 0.9)
-loss = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=logits)
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 10])
+h = tf.nn.dropout(x, 0.9)
+loss = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=h)
 """
     after = """
-h = tf.nn.dropout(h, rate=1 - 0.9)
-loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logits=logits)
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 10])
+h = tf.nn.dropout(x, rate=1 - 0.9)
+loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logits=h)
 """
 
     def visit_Call(self, node: cst.Call) -> None:

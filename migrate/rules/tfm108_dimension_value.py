@@ -40,10 +40,14 @@ loop or comprehension variables iterating over one. A `.value` on another subscr
 might be a dimension is reported, not changed.
 """
     before = """
+import tensorflow as tf
+
 units = inputs.shape[-1].value
 sizes = [d.value for d in inputs.get_shape()]
 """
     after = """
+import tensorflow as tf
+
 units = tf.compat.dimension_value(inputs.shape[-1])
 sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
 """

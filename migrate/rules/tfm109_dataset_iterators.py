@@ -29,9 +29,13 @@ checked statically: the rule fires on these exact method and property names, whi
 common library uses, in files that import TensorFlow.
 """
     before = """
+import tensorflow as tf
+
 features, labels = dataset.make_one_shot_iterator().get_next()
 """
     after = """
+import tensorflow as tf
+
 features, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
 """
 

@@ -82,10 +82,13 @@ an old Estimator's model_dir resumes. `tf.estimator.*`, `tf.compat.v1.estimator.
 the Keras way to do the same.
 """
     before = """
+import tensorflow as tf
+
 estimator = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
 """
     after = """
 import shims
+
 estimator = shims.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
 """
 

@@ -53,7 +53,7 @@ flags = tf.app.flags
 from model.layers import *
 import tensorflow as tf
 
-flags = tf.app.flags
+flags = tf.compat.v1.app.flags
 """
 
     def __init__(self, ctx) -> None:

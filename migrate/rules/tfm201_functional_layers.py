@@ -81,16 +81,21 @@ dropped; `reuse` is expressed by sharing one object.
   by every call with the same name.
 """
     before = """
+import tensorflow as tf
+
 def encoder(x):
     with tf.variable_scope("encoder"):
         h = tf.layers.dense(x, 64, activation=tf.nn.relu, name="hidden")
         return tf.layers.dropout(h, rate=0.1)
 """
     after = """
+import shims
+import tensorflow as tf
+
 def encoder(x):
-    with tf.compat.v1.variable_scope("encoder"):
+    with tf.variable_scope("encoder"):
         h = shims.get_or_create_layer("hidden", lambda: tf.keras.layers.Dense(64, activation=tf.nn.relu, name="hidden"))(x)
-        return shims.get_or_create_layer(None, lambda: tf.keras.layers.Dropout(rate=0.1), default_name="dropout")(h, training=False)
+        return shims.get_or_create_layer(None, lambda: tf.keras.layers.Dropout(0.1), default_name="dropout")(h, training=False)
 """
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -34,12 +34,16 @@ exist in TF2. Object-style code already creates each layer once, so the class be
 (`tf.layers.dense(...)`) are TFM201's.
 """
     before = """
+import tensorflow as tf
+
 class Block(tf.layers.Layer):
     def __init__(self):
         super().__init__()
         self.fc = tf.layers.Dense(10)
 """
     after = """
+import tensorflow as tf
+
 class Block(tf.keras.layers.Layer):
     def __init__(self):
         super().__init__()

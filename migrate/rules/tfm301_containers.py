@@ -55,12 +55,16 @@ order for the code that iterates it. Containers filled by comprehensions or `.ap
 loop get a loop that sets the attributes once they are complete.
 """
     before = """
+import tensorflow as tf
+
 class Net(tf.keras.Model):
     def __init__(self):
         super().__init__()
         self.blocks = [tf.keras.layers.Dense(4), tf.keras.layers.Dense(2)]
 """
     after = """
+import tensorflow as tf
+
 class Net(tf.keras.Model):
     def __init__(self):
         super().__init__()

@@ -65,12 +65,16 @@ evaluated once and used as the initializer, so the weight starts with exactly th
 tf.Variable held.
 """
     before = """
+import tensorflow as tf
+
 class Scorer(tf.keras.Model):
     def __init__(self):
         super().__init__()
         self.scale = tf.Variable(1.0, name="scale")
 """
     after = """
+import tensorflow as tf
+
 class Scorer(tf.keras.Model):
     def __init__(self):
         super().__init__()

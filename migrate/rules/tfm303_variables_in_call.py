@@ -71,17 +71,20 @@ cannot move safely and is reported for a manual fix. The create-once pattern
 (`if self.v is None:`) is left alone.
 """
     before = """
+import tensorflow as tf
+
 class Scale(tf.keras.layers.Layer):
     def call(self, inputs):
         w = tf.Variable(tf.random.normal([int(inputs.shape[-1]), self.units]), name="w")
         return tf.matmul(inputs, w)
 """
     after = """
+import tensorflow as tf
+
 class Scale(tf.keras.layers.Layer):
     def build(self, input_shape):
         initial_w = tf.convert_to_tensor(tf.random.normal([int(input_shape[-1]), self.units]))
         self.w = self.add_weight(name="w", shape=initial_w.shape, dtype=initial_w.dtype, initializer=lambda shape, dtype=None: initial_w)
-
     def call(self, inputs):
         w = self.w
         return tf.matmul(inputs, w)

@@ -29,12 +29,18 @@ Some ways of keeping variables on a layer or model cannot be fixed mechanically:
   (`class Holder(tf.Module):` and call `super().__init__()`), or a Keras layer.
 """
     before = """
+import tensorflow as tf
+
+
 class Net(tf.keras.Model):
     def __init__(self):
         super().__init__()
         self.by_id = {0: tf.keras.layers.Dense(2)}
 """
     after = """
+import tensorflow as tf
+
+
 class Net(tf.keras.Model):
     def __init__(self):
         super().__init__()

@@ -26,12 +26,17 @@ once, tracked and checkpointed under their TF1 names. In a tf.function, run the 
 through `shims.legacy_layer(fn)` instead.
 """
     before = """
+import tensorflow as tf
+
 class Head(tf.keras.layers.Layer):
     def call(self, x):
         w = tf.compat.v1.get_variable("w", [4, 2])
         return tf.matmul(x, w)
 """
     after = """
+import shims
+import tensorflow as tf
+
 class Head(tf.keras.layers.Layer):
     @shims.track_tf1_style_variables
     def call(self, x):

@@ -24,12 +24,20 @@ happen on the first call only (and again on each retrace), not on every step. Us
 instead of mutating outside objects.
 """
     before = """
+import tensorflow as tf
+
+history = []
+
+
 @tf.function
 def train(x):
     print("step", x)
     history.append(x)
 """
     after = """
+import tensorflow as tf
+
+
 @tf.function
 def train(x):
     tf.print("step", x)

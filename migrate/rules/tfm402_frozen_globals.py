@@ -20,18 +20,34 @@ something forces a retrace. Reported for module globals that are reassigned some
 the value as an argument, or keep it in a tf.Variable and `assign` to it.
 """
     before = """
+import tensorflow as tf
+
 foo = 1
 
-@tf.function
-def add():
-    return 1 + foo   # still 1 after foo = 2
-"""
-    after = """
-foo = tf.Variable(1)
 
 @tf.function
 def add():
-    return 1 + foo   # reads the variable on every call; update it with foo.assign(2)
+    return 1 + foo
+
+
+print(add())  # 2
+foo = 2
+print(add())  # still 2: foo was read once, when add was traced
+"""
+    after = """
+import tensorflow as tf
+
+foo = tf.Variable(1)
+
+
+@tf.function
+def add():
+    return 1 + foo  # reads the variable on every call
+
+
+print(add())  # 2
+foo.assign(2)
+print(add())  # 3
 """
 
     def visit_Name(self, node: cst.Name) -> None:

@@ -23,13 +23,19 @@ Create it once outside the function (or in `__init__`/`build`), or use the creat
 pattern `if self.v is None: self.v = tf.Variable(...)`. Keras `call()` is TFM303's.
 """
     before = """
+import tensorflow as tf
+
+
 @tf.function
 def step(x):
     v = tf.Variable(1.0)
     return v * x
 """
     after = """
+import tensorflow as tf
+
 v = tf.Variable(1.0)
+
 
 @tf.function
 def step(x):

@@ -53,12 +53,28 @@ the function an `input_signature`. Loops over a `tf.data.Dataset`, `tf.range` or
 else that may yield tensors are not reported: tensors of one shape share a trace.
 """
     before = """
+import tensorflow as tf
+
+
+@tf.function
+def train(num_steps):
+    return tf.constant(num_steps)
+
+
 for i in range(10):
     train(num_steps=i)
 """
     after = """
-for i in tf.range(10):
-    train(num_steps=i)
+import tensorflow as tf
+
+
+@tf.function
+def train(num_steps):
+    return tf.constant(num_steps)
+
+
+for i in range(10):
+    train(num_steps=tf.constant(i))  # one trace for every step count
 """
 
     def visit_Call(self, node: cst.Call) -> None:

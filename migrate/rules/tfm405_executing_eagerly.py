@@ -19,13 +19,23 @@ training. To debug eagerly use `model.compile(run_eagerly=True)` or
 use `tf.init_scope()`.
 """
     before = """
-def call(self, x):
-    if tf.executing_eagerly():
-        print(x.numpy())
+import tensorflow as tf
+
+
+class Probe(tf.keras.layers.Layer):
+    def call(self, x):
+        if tf.executing_eagerly():
+            print(x.numpy())
+        return x
 """
     after = """
-def call(self, x):
-    tf.print(x)  # or debug with model.compile(run_eagerly=True)
+import tensorflow as tf
+
+
+class Probe(tf.keras.layers.Layer):
+    def call(self, x):
+        tf.print(x)  # or debug with model.compile(run_eagerly=True)
+        return x
 """
 
     def visit_Call(self, node: cst.Call) -> None:

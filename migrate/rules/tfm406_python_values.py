@@ -18,11 +18,17 @@ TensorFlow ops (`tf.cast`, `tf.cond`, `tf.where`) or move it outside the functio
 Shapes are fine: `int(x.shape[-1])` is a Python value at trace time.
 """
     before = """
+import tensorflow as tf
+
+
 @tf.function
 def f(x):
     return x.numpy() * 2
 """
     after = """
+import tensorflow as tf
+
+
 @tf.function
 def f(x):
     return x * 2

@@ -20,16 +20,24 @@ AutoGraph turns a `for` loop into a graph loop only when it iterates a tensor
 per item, which makes tracing slow and the graph large. Iterate a tensor instead.
 """
     before = """
+import tensorflow as tf
+
+
 @tf.function
 def f(x):
     for _ in range(1000):
         x = x + 1
+    return x
 """
     after = """
+import tensorflow as tf
+
+
 @tf.function
 def f(x):
     for _ in tf.range(1000):
         x = x + 1
+    return x
 """
 
     def visit_For(self, node: cst.For) -> None:

@@ -21,12 +21,44 @@ created on the first call"). Make one tf.function per model/optimizer (for examp
 factory that returns a fresh `tf.function`), or create all variables up front.
 """
     before = """
+import tensorflow as tf
+
+
+@tf.function
+def train_step(model, optimizer, x):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(model(x))
+    grads = tape.gradient(loss, model.trainable_variables)
+    optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+adam = tf.keras.optimizers.Adam()
+sgd = tf.keras.optimizers.SGD()
 train_step(model, adam, x)
 train_step(model, sgd, x)
 """
     after = """
+import tensorflow as tf
+
+
+def make_train_step(model, optimizer):
+    @tf.function
+    def train_step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean(model(x))
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+    return train_step
+
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+adam = tf.keras.optimizers.Adam()
+sgd = tf.keras.optimizers.SGD()
 train_adam = make_train_step(model, adam)
 train_sgd = make_train_step(model, sgd)
+train_adam(x)
+train_sgd(x)
 """
 
     def _instances(self) -> Dict[str, str]:

@@ -17,11 +17,17 @@ again from inside its own trace, which recurses until Python's limit or fails. R
 the recursion as a loop (tf.while_loop / a `for` over tf.range).
 """
     before = """
+import tensorflow as tf
+
+
 @tf.function
 def fact(n):
     return 1 if n <= 1 else n * fact(n - 1)
 """
     after = """
+import tensorflow as tf
+
+
 @tf.function
 def fact(n):
     result = tf.constant(1)

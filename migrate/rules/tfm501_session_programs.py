@@ -161,6 +161,8 @@ it is put in explicit graph mode (`tf.compat.v1.disable_eager_execution()`) and 
 finding says what blocked the conversion.
 """
     before = """
+import tensorflow as tf
+
 x = tf.placeholder(tf.float32, [None, 3])
 w = tf.Variable(tf.zeros([3, 1]), name="w")
 loss = tf.reduce_mean(tf.matmul(x, w))
@@ -170,10 +172,15 @@ with tf.Session() as sess:
 """
     after = """
 import shims
+import tensorflow as tf
+
+
 def build_graph(x):
     w = tf.Variable(tf.zeros([3, 1]), name="w")
     loss = tf.reduce_mean(tf.matmul(x, w))
     return {"loss": loss}
+
+
 program = shims.GraphProgram(build_graph, x=tf.TensorSpec([None, 3], tf.float32))
 print(program.run("loss", x=data))
 """

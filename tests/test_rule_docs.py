@@ -1,0 +1,43 @@
+"""Every rule's documented example is executed: ``tf-migrate rules CODE`` shows ``before``
+and ``after``, and the rule, run alone, must turn the one into the other (a rule that only
+reports: ``before`` gets a finding of it and ``after``, the fix a person makes, gets none).
+A documented example that stops doing what it says fails here."""
+import textwrap
+
+import pytest
+
+from migrate.codemod.engine import transform
+from migrate.codemod.files import _mask, _unmask
+from migrate.codemod.rule import all_rules
+
+RULES = all_rules()
+
+
+def example(text: str) -> str:
+    return textwrap.dedent(text).strip("\n") + "\n"
+
+
+def run(rule, source: str):
+    """The rule alone over a module, or over a notebook cell when the example has IPython
+    lines (``%tensorflow_version 1.x``), as ``upgrade`` runs it on a notebook."""
+    masked, saved, token = _mask(source)
+    outcome = transform(masked, [rule])
+    new = outcome.new_source
+    return (None if new is None else _unmask(new, saved, token)), outcome.findings
+
+
+@pytest.mark.parametrize("code", sorted(RULES))
+def test_documented_example_does_what_it_says(code):
+    rule = RULES[code]
+    before, after = example(rule.before), example(rule.after)
+    assert before != after, "the example shows no change"
+    new, findings = run(rule, before)
+    assert any(f["code"] == code for f in findings), f"{code} finds nothing in its own example"
+    if rule.fixable:
+        assert new == after, f"{code}'s documented before does not become its documented after:\n{new}"
+        again, left = run(rule, after)
+        assert again is None and not any(f["fixable"] for f in left), "the documented after changes again"
+    else:
+        assert new is None, f"{code} is documented as report-only but changed the file"
+        _, left = run(rule, after)
+        assert not left, f"{code} still reports the documented fix: {[f['message'] for f in left]}"
