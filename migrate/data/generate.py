@@ -4,7 +4,9 @@
     python -m migrate.data.generate --check  # exit 1 if the file is stale
 
 Reads the installed ``tensorflow/tools/compatibility`` (renames_v2,
-all_renames_v2, reorders_v2 and TFAPIChangeSpec of tf_upgrade_v2). Nothing in
+all_renames_v2, reorders_v2 and TFAPIChangeSpec of tf_upgrade_v2), the signatures of the
+installed TensorFlow 2 and those of real TensorFlow 1.15 ($TF1_PYTHON, or the interpreter
+the test suite builds). Nothing in
 the data file is typed by hand; our deliberate overrides live in the rules
 (see ``OWNED_BY_RULES``) and are recorded here only as a list.
 """
@@ -134,7 +136,7 @@ def build() -> dict:
         # how each TF1 name binds its arguments (its tf.compat.v1 function in TF 2.21, which
         # keeps TF 1.15's signature) and how each rewrite target binds them: every rewritten
         # call is checked against the target's real signature
-        "tf1_signatures": {k: sig for k in tf1_names if (sig := signature(v1_name(k))) is not None},
+        "tf1_signatures": tf1_signatures(tf1_names),
         "tf2_signatures": {k: sig for k in tf2_names if (sig := signature(k)) is not None},
         # tf_upgrade_v2's custom transforms that are data (a transform function and its
         # constant arguments), recorded by name: the rules that carry them out cite them
@@ -165,6 +167,67 @@ def build() -> dict:
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
     }
+
+
+# runs on real TF 1.15 (Python 3.7): each name's signature as TF1 binds it, in the format of
+# build()'s signature(). TF 2.21's tf.compat.v1 is not TF1 here: its keras is Keras 3, and
+# ops gained parameters since (gather_nd's bad_indices_policy, ...).
+TF1_SCRIPT = r"""
+import inspect, json, sys
+import tensorflow as tf
+out = {}
+for name in json.load(sys.stdin):
+    obj = tf
+    try:
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)
+        params = list(inspect.signature(obj).parameters.values())
+    except Exception:
+        continue
+    line, star = [], False
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            line.append("*" + p.name)
+            star = True
+        elif p.kind is p.VAR_KEYWORD:
+            line.append("**" + p.name)
+        else:
+            if p.kind is p.KEYWORD_ONLY and not star:
+                line.append("*")
+                star = True
+            line.append(p.name + ("=" if p.default is not p.empty else ""))
+    out[name] = ", ".join(line)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def tf1_python() -> str:
+    """A Python with TensorFlow 1.15: $TF1_PYTHON, else the one the test suite builds
+    (tests/tf1_oracle.py, cached under ~/.cache/tf-migrate)."""
+    given = os.environ.get("TF1_PYTHON")
+    if given:
+        return given
+    import glob
+
+    cache = os.environ.get("TF_MIGRATE_TF1_HOME") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tf-migrate")
+    found = sorted(glob.glob(os.path.join(cache, "tf1-venv-*", "bin", "python")))
+    if not found:
+        raise SystemExit("generate: needs TensorFlow 1.15 for the TF1 signatures: set TF1_PYTHON, "
+                         "or run the test suite once (it builds one)")
+    return found[-1]
+
+
+def tf1_signatures(names) -> dict:
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    proc = subprocess.run([tf1_python(), "-c", TF1_SCRIPT], input=json.dumps(list(names)),
+                          capture_output=True, text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
+    return json.loads(proc.stdout)
 
 
 def render(data: dict) -> str:
