@@ -223,3 +223,47 @@ def test_tf1_signatures_are_tf_1_15s(tmp_path, tf1_python):
     differ = {n: (list(tf1_signature(n).positional), real[n]) for n in real
               if list(tf1_signature(n).positional) != real[n]}
     assert not differ, differ
+
+
+NEST = '''
+import collections
+import json
+
+import tensorflow as tf
+from tensorflow.contrib.framework.python.ops import add_arg_scope, arg_scope
+
+nest = tf.contrib.framework.nest
+Pair = collections.namedtuple("Pair", "a b")
+
+
+@add_arg_scope
+def scaled(x, factor=1):
+    return x * factor
+
+
+def describe(structure):
+    if not nest.is_sequence(structure):
+        return [structure]
+    return tf.contrib.framework.nest.flatten(structure)
+
+
+structures = [3, "text", [1, [2, 3]], {"b": 1, "a": (2, 3)}, Pair(a=1, b=[2])]
+with arg_scope([scaled], factor=10):
+    scaled_value = scaled(2)
+print(json.dumps({"flat": [describe(s) for s in structures],
+                  "sequence": [nest.is_sequence(s) for s in structures],
+                  "packed": nest.pack_sequence_as([0, [0, 0]], [4, 5, 6]),
+                  "scaled": scaled_value}))
+'''
+
+
+def test_contrib_nest_and_deep_contrib_paths_behave_as_tf1(tmp_path, tf1_python):
+    original, migrated = tmp_path / "nest_tf1.py", tmp_path / "nest_tf2.py"
+    original.write_text(NEST)
+    new = migrate(NEST)
+    migrated.write_text(new)
+    assert "contrib" not in new.replace("shims.contrib", "")
+    tf1 = json.loads(tf1_oracle.run_script(original))
+    tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated))
+    assert tf1["scaled"] == 20 and tf1["sequence"][:2] == [False, False]
+    assert tf2 == tf1

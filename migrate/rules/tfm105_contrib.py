@@ -1,5 +1,6 @@
 """TFM105: tf.contrib is gone in TF2."""
 import functools
+import re
 
 import libcst as cst
 
@@ -27,6 +28,21 @@ MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"
 EAGER_RENAMED = {"tf.contrib.eager.defun": "tf.function"}
 # tf-slim 1.1.0 functions that fail on TF 2.16+ and that shims.contrib makes work
 SLIM_BROKEN = ("batch_norm", "layers.batch_norm", "layers.layers.batch_norm")
+
+
+# members of these contrib modules that TensorFlow's tables move into TF2 proper go there
+# (tf.nest.flatten); the shims module holds the module object and the TF1 names TF2 renamed
+TF2_FIRST = ("tf.contrib.framework.nest.",)
+# contrib's implementation modules (tensorflow.contrib.rnn.python.ops.rnn, ...): their
+# public functions are the contrib module's own (tf.contrib.rnn.static_bidirectional_rnn)
+DEEP = re.compile(r"^(tf\.contrib\.[a-z_0-9]+)\.python(?:\.[a-z_0-9]+)+?\.([A-Za-z_]\w*)$")
+
+
+def public_name(name: str) -> str:
+    """``tf.contrib.rnn.static_bidirectional_rnn`` for
+    ``tf.contrib.rnn.python.ops.rnn.static_bidirectional_rnn``; other names unchanged."""
+    match = DEEP.match(name)
+    return f"{match.group(1)}.{match.group(2)}" if match else name
 
 
 def shim_target(name: str):
@@ -199,6 +215,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         if not name or not (name == "tf.contrib" or name.startswith("tf.contrib.")):
             return
         name = name.replace("tf.contrib.eager.python.tfe", "tf.contrib.eager", 1)
+        name = public_name(name)
         root = node
         while isinstance(root, cst.Attribute):
             root = root.value
@@ -214,6 +231,10 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         if estimator_target(name) is not None:
             return  # TFM110 moves it to shims.estimator
         moved = moved_target(name)  # into TensorFlow proper (tfe.defun -> tf.function) first
+        if moved is not None and moved == _module_move(name) and shim_target(name):
+            moved = None  # a module object: its aliases may call members TF2 renamed (is_sequence)
+        if moved is None and name.startswith(TF2_FIRST):
+            moved = upgrade_tables()["symbol_renames"].get(name)
         target = None if moved else shim_target(name) or MODULE_OBJECTS.get(name)
         if target is not None:
             self._to_shims(node, name, target)
@@ -239,6 +260,9 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
                        f"'tf_keras.legacy_tf_layers'); shims.{target} is the same function, working")
         elif target in MODULE_OBJECTS.values():
             message = f"{name} is gone in TF2: shims.{target} has its API, on TF2"
+        elif target == "contrib.framework.nest":
+            message = (f"{name} is gone in TF2: shims.contrib.framework.nest is TF1's nest "
+                       "(tf.nest, and the TF1 names TF2 renamed: is_sequence)")
         elif target.startswith(("contrib.framework.", "contrib.HParams", "contrib.eager.")):
             message = f"{name} is gone in TF2: shims.{target} is the same TF1 function"
         else:

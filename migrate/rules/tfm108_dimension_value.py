@@ -11,8 +11,11 @@ VALUE = needles.Needle((".value",), r"\.value\b")
 
 
 def _shape_like(node: Optional[cst.BaseExpression], shape_names: Set[str]) -> bool:
-    """``x.shape``, ``x.get_shape()``, ``tf.TensorShape(...)``, their ``.dims``, or a name
-    bound only to one of those."""
+    """``x.shape``, ``x.get_shape()``, ``tf.TensorShape(...)``, their ``.dims``, a slice of
+    one (``x.get_shape()[1:]``: a TensorShape too), or a name bound only to one of those."""
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 \
+            and isinstance(node.slice[0].slice, cst.Slice):
+        return _shape_like(node.value, shape_names)
     if isinstance(node, cst.Attribute) and node.attr.value == "dims":
         return _shape_like(node.value, shape_names)
     if isinstance(node, cst.Attribute) and node.attr.value == "shape":

@@ -1,8 +1,9 @@
 """tf.contrib.framework on TF2: ``arg_scope`` and the variable helpers (``get_variables``,
 ``model_variable``, ``get_or_create_global_step``, ``assign_from_checkpoint_fn``, ...)
 and ``smart_cond`` (TensorFlow's own, which TF2 no longer exports),
-from tf-slim, where contrib.framework's code lives on. ``nest``, ``sort`` and the other
-pieces that moved into TensorFlow are renamed by tf-migrate instead (``tf.nest``, ...).
+from tf-slim, where contrib.framework's code lives on. ``sort`` and the other pieces that
+moved into TensorFlow are renamed by tf-migrate instead; ``nest`` members TF2 has become
+``tf.nest.*``, and ``nest`` itself (an alias of the module, ``is_sequence``) is TF1's here.
 
 ``__all__`` is literal: tf-migrate reads it without importing TensorFlow.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from tensorflow.python.framework import smart_cond as _smart_cond
 
+from shims.contrib import _nest as nest
 from shims.contrib._slim import load as _load
 
 __all__ = [
@@ -27,9 +29,11 @@ __all__ = [
     "VariableDeviceChooser",
     # control flow
     "smart_cond",
+    # TF1's nest, with is_sequence (tf.nest has the rest under the same names)
+    "nest",
 ]
 
 _slim = _load()
 _sources = (_slim.arg_scope_lib, _slim, _smart_cond)
 globals().update({name: next(getattr(m, name) for m in _sources if hasattr(m, name))
-                  for name in __all__})
+                  for name in __all__ if name != "nest"})
