@@ -816,15 +816,25 @@ def ckpt_convert(
     """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
     _needs_tf()
     from migrate.checkpoints.ckpt import convert, open_side
+    from migrate.checkpoints.names import is_slot, is_tf1_slot
 
     if to not in ("tf1", "tf2"):
         fail("--to must be tf1 or tf2")
     if keras not in ("auto", "2", "3"):
         fail("--keras must be auto, 2 or 3")
     mapping = _name_map(name_map)
-    side = _ckpt_call(lambda: open_side(old))
-    written, generation = _ckpt_call(lambda: convert(side, out, to, model, mapping, name_map, keras))
-    typer.echo(f"wrote {written}" + (f" (the Keras {generation} object layout)" if generation else ""))
+    side = _ckpt_call(lambda: open_side(old, slots=True, everything=True))
+    done = _ckpt_call(lambda: convert(side, out, to, model, mapping, name_map, keras))
+    kept = done.total - len(done.left_out)
+    typer.echo(f"wrote {done.path}: {kept} of {done.total} tensors"
+               + (f" (the Keras {done.keras} object layout)" if done.keras else ""))
+    if done.left_out:
+        shown = ", ".join(done.left_out[:6]) + (f" and {len(done.left_out) - 6} more"
+                                                if len(done.left_out) > 6 else "")
+        why = "the model has no variable for them" if model else "they have no TF1 name"
+        if any(is_slot(k) or is_tf1_slot(k) or k.startswith("optimizer/") for k in done.left_out):
+            why += "; the optimizer's state starts fresh"
+        typer.echo(f"not converted ({why}): {shown}")
 
 
 # -- verify --------------------------------------------------------------------

@@ -44,6 +44,16 @@ def _tf():
 
 
 @dataclass
+class Converted:
+    """What ``convert`` wrote, and every stored tensor of the input it did not carry over
+    (a model layout holds no optimizer slots; TF1 names have no save counter)."""
+    path: str
+    keras: Optional[str] = None
+    left_out: List[str] = field(default_factory=list)
+    total: int = 0
+
+
+@dataclass
 class Side:
     path: str
     kind: str  # "tf1", "tf2" or "h5"
@@ -52,7 +62,6 @@ class Side:
     skipped: List[str] = field(default_factory=list)
     everything: List[str] = field(default_factory=list)  # every stored key, skipped ones too
     bundle: object = None  # a migrate.checkpoints.bundle.Bundle when read without TensorFlow
-    steps: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # global steps, held apart
 
     @property
     def object_based(self) -> bool:
@@ -105,10 +114,6 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     side = Side(path, kind)
     side.everything = sorted(entries)
     for key in sorted(entries):
-        if not everything and is_global_step(key):
-            side.steps[key] = tuple(entries[key][0]), entries[key][1]
-            side.skipped.append(key)
-            continue
         if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
             side.skipped.append(key)
             continue
@@ -192,13 +197,8 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
             progress: Optional[Callable[[int, int], None]] = None) -> dict:
     import numpy as np
 
-    # a global step is bookkeeping, unless both sides have one: then the model owns it (a TF1
-    # program's raw tf.Variable carried into TF2) and it is compared like any variable
-    if old.steps and new.steps:
-        for side in (old, new):
-            side.variables.update(side.steps)
-            side.skipped = [k for k in side.skipped if k not in side.steps]
-            side.steps = {}
+    # a global step is bookkeeping (skipped, as the README says, unless --all): a migrated run
+    # that counts its steps otherwise still holds the same weights
     pairs, missing, unexpected = match_names(old.variables, new.variables, new.object_based, name_map)
     matched, mismatched = [], []
     read_old, read_new = set(), set()
@@ -353,12 +353,17 @@ def _same_bytes(a, b) -> bool:
 
 
 # -- convert -------------------------------------------------------------------------
-def _convert_plain(old: Side, out: str) -> str:
-    """TF1 -> the guide's plain layout: ``tf.train.Checkpoint(vars={name: variable})``."""
+OBJECT_GRAPH = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+def _convert_plain(old: Side, out: str) -> List[str]:
+    """TF1 -> the guide's plain layout: ``tf.train.Checkpoint(vars={name: variable})``,
+    every stored tensor (optimizer slots, global_step) carried over; returns what was not."""
     tf = _tf()
-    variables = {key: tf.Variable(old.read(key), name=key.replace("/", "_"))
-                 for key in old.variables}
-    return _write(tf.train.Checkpoint(vars=variables), out)
+    keys = [k for k in old.everything if k != OBJECT_GRAPH]
+    variables = {key: tf.Variable(old.read(key), name=key.replace("/", "_")) for key in keys}
+    _write(tf.train.Checkpoint(vars=variables), out)
+    return []
 
 
 CONVERT_MODEL = r"""
@@ -380,7 +385,8 @@ try:
     if not shims.tracked_variables(model):
         raise CkptError("the model has no variables yet: build or call it inside the factory")
     try:
-        shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"]), strict=True)
+        report = shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"]),
+                                           strict=True)
     except ValueError as exc:
         raise CkptError(str(exc)) from None
     checkpoint = tf.train.Checkpoint(model=model)
@@ -389,16 +395,18 @@ try:
 except CkptError as exc:
     print(json.dumps({"error": str(exc)}))
     sys.exit(0)
-print(json.dumps({"path": path, "keras": keras}))
+print(json.dumps({"path": path, "keras": keras, "ignored": sorted(report.ignored)}))
 """
 
 
-def convert_model(old: Side, out: str, model: str, map_path: Optional[str], keras: str = "auto") -> Tuple[str, str]:
+def convert_model(old: Side, out: str, model: str, map_path: Optional[str],
+                  keras: str = "auto") -> Tuple[str, str, List[str]]:
     """TF1 -> the object layout of ``model``'s factory (``module:function`` or
     ``file.py:function``), built in a process of its own under the Keras generation
     ``keras`` selects: "3", "2" (tf_keras), or "auto", what the factory's own imports
     give (a file that imports shims first gets tf_keras, as the migrated code does).
-    Returns (written prefix, the generation used)."""
+    Returns (written prefix, the generation used, the stored tensors the model has no
+    variable for: optimizer slots, global_step)."""
     import json
     import subprocess
     import sys
@@ -422,7 +430,7 @@ def convert_model(old: Side, out: str, model: str, map_path: Optional[str], kera
                         + (f" (at {where})" if where else "")) from None
     if "error" in answer:
         raise CkptError(answer["error"])
-    return answer["path"], answer["keras"]
+    return answer["path"], answer["keras"], answer["ignored"]
 
 
 def _write(checkpoint, out: str) -> str:
@@ -445,10 +453,11 @@ def _input_files(side: Side) -> List[str]:
 
 def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
             name_map: Optional[NameMap] = None, map_path: Optional[str] = None,
-            keras: str = "auto") -> Tuple[str, Optional[str]]:
+            keras: str = "auto") -> Converted:
     """Write ``old`` converted to the prefix ``out``: TF1 -> TF2 (``model``'s object
-    layout, else a plain variable dict) or, with ``to="tf1"``, TF2 -> TF1 names. Returns
-    (written prefix, the Keras generation of a ``model`` layout or None).
+    layout, else a plain variable dict) or, with ``to="tf1"``, TF2 -> TF1 names. ``old``
+    should be opened with ``slots=True, everything=True``: the plain layout carries every
+    stored tensor; what a conversion leaves out is listed in the returned record.
 
     Nothing is lost: an output that would overwrite the input is refused before any work,
     and the checkpoint is written into a private folder next to ``out`` and moved into
@@ -489,11 +498,11 @@ def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
         staged = os.path.join(stage, base)
         try:
             if to == "tf1":
-                _convert_to_tf1(old, staged, name_map or NameMap.empty())
+                left_out = _convert_to_tf1(old, staged, name_map or NameMap.empty())
             elif model:
-                _, generation = convert_model(old, staged, model, map_path, keras)
+                _, generation, left_out = convert_model(old, staged, model, map_path, keras)
             else:
-                _convert_plain(old, staged)
+                left_out = _convert_plain(old, staged)
         except CkptError:
             raise
         except OSError as exc:
@@ -512,18 +521,25 @@ def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
                     os.replace(os.path.join(stage, name), os.path.join(folder, name))
         except OSError as exc:
             raise CkptError(f"cannot write {out}: {describe(exc)}") from None
-        return out, generation
+        stored = [k for k in old.everything if k != OBJECT_GRAPH and not k.startswith("save_counter")]
+        return Converted(out, generation, sorted(set(left_out) & set(stored)), len(stored))
     finally:
         shutil.rmtree(stage, ignore_errors=True)
 
 
-def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
-    """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1)."""
+def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> List[str]:
+    """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1), global_step
+    included; returns what has no TF1 name (optimizer slots and counters, save_counter)."""
     tf = _tf()
     from migrate.checkpoints.names import tf1_name
 
-    names = {}
-    for key in new.variables:
+    names, left_out = {}, []
+    for key in new.everything:
+        if key == OBJECT_GRAPH:
+            continue
+        if is_slot(key) or (is_bookkeeping(key) and not is_global_step(key)):
+            left_out.append(key)
+            continue
         name = name_map.to_old(tf1_name(key))
         if name in names:
             raise CkptError(f"two variables map to the TF1 name {name}: {names[name]} and {key}")
@@ -534,7 +550,8 @@ def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> str:
         saver = tf.compat.v1.train.Saver(var_list=variables)
         with tf.compat.v1.Session() as session:
             session.run(tf.compat.v1.global_variables_initializer())
-            return saver.save(session, out, write_meta_graph=False, write_state=False)
+            saver.save(session, out, write_meta_graph=False, write_state=False)
+    return left_out
 
 
 def load_factory(spec: str) -> Callable[[], object]:
