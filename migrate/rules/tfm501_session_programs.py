@@ -133,6 +133,15 @@ def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
     return visitor
 
 
+def _fresh_container(value) -> bool:
+    """``[]``, ``{}``, ``set()``, ``list()``, ``dict()``, a comprehension: a new mutable
+    container."""
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and \
+        value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict")
+
+
 class SessionPrograms(Rule):
     code = "TFM501"
     needle = SESSION_NEEDLE
@@ -379,6 +388,7 @@ print(program.run("loss", x=data))
                 blockers.append(str(why))
         if not placeholders and not graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
+        graph_keys |= self._containers_of_graph(stmts, region, graph, switches, session_at, self_name)
         names = [_plain(k) for k in graph_keys]
         if len(set(names)) != len(names):
             blockers.append("a graph name used both as a local and as an attribute")
@@ -436,6 +446,26 @@ print(program.run("loss", x=data))
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
                 "saver_options": saver_options, "self_name": self_name, "methods": methods,
                 "feed_dicts": feed_dicts}
+
+    def _containers_of_graph(self, stmts, region, graph, switches, session_at, self_name) -> Set[str]:
+        """``pooled = []`` before graph code that fills it (``pooled.append(conv)``): the
+        container holds tensors of one trace, so it is made in the graph function, afresh
+        each time the function is traced (a module-level list would hand the second trace
+        the first one's tensors). Adds those statements to ``graph``; returns their names."""
+        reads: Set[str] = set()
+        for i in graph:
+            reads |= {k for _, k in _collect(stmts[i], self_name=self_name).reads}
+        moved: Set[str] = set()
+        for i in region:
+            stmt = stmts[i]
+            if i in graph or i in switches or i == session_at or not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            key = _assigned_key(stmt, self_name)
+            if key and key in reads and _fresh_container(_value(stmt)):
+                graph.append(i)
+                moved.add(key)
+        graph.sort()
+        return moved
 
     def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
         func = call.func

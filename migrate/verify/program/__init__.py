@@ -216,6 +216,37 @@ def _pair_json(pair: lines_lib.Pair) -> dict:
     return item
 
 
+def _timings(tf1_runs, new) -> dict:
+    tf1, migrated = [_timing(s.meta) for s in tf1_runs], _timing(new.meta)
+    ratio = (migrated["median_ms"] / tf1[0]["median_ms"]
+             if tf1[0]["median_ms"] and migrated["median_ms"] is not None else None)
+    return {"tf1": tf1, "migrated": migrated, "ratio": ratio,
+            "hint": speed_hint(tf1[0]["median_ms"], migrated["median_ms"])}
+
+
+SLOWER = 1.10  # past this ratio of step times the report says why and what to try
+
+
+def speed_hint(tf1_ms: Optional[float], migrated_ms: Optional[float],
+               environ: Optional[dict] = None) -> Optional[str]:
+    """What to do when the migrated program's median step is more than 10% slower than
+    TF 1.15's, else None. TF 2.x's oneDNN kernels (on by default on x86 CPUs) are the
+    cause measured here (a text CNN: 40x slower; 2.2x without them); the switch must be
+    set before TensorFlow is imported, so it is the user's to set, not the shims'."""
+    if not tf1_ms or not migrated_ms or migrated_ms <= SLOWER * tf1_ms:
+        return None
+    ratio = migrated_ms / tf1_ms
+    environ = os.environ if environ is None else environ
+    if environ.get("TF_ENABLE_ONEDNN_OPTS") != "0":
+        return (f"the migrated program is {ratio:.2g}x slower per step than on TF 1.15; TF 2's "
+                "oneDNN CPU kernels are a known cause (convolutions and embeddings): run it with "
+                "TF_ENABLE_ONEDNN_OPTS=0 in the environment (read when TensorFlow is imported) "
+                "and verify again")
+    return (f"the migrated program is {ratio:.2g}x slower per step than on TF 1.15 with oneDNN "
+            "off too: look for retracing (TensorFlow warns about it), Python work per step, "
+            "or profile a step with tf.profiler.experimental")
+
+
 def _timing(meta: dict) -> dict:
     runs = meta.get("runs") or []
     return {"calls": len(runs), "median_ms": 1000 * statistics.median(runs) if runs else None,
@@ -309,7 +340,7 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
                     for s in streams},
         "variables": variables, "init": init,
         "repeat": {"runs": len(tf1_runs), "tf1_lines_that_differed": nondeterministic},
-        "timing": {"tf1": [_timing(s.meta) for s in tf1_runs], "migrated": _timing(new.meta)},
+        "timing": _timings(tf1_runs, new),
         "first_difference": _pair_json(first_bad) if first_bad else None,
         "compared": compared,
     }

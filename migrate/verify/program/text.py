@@ -95,6 +95,8 @@ def render(report: dict, console) -> None:
                   _num(max((v["max_rel"] for v in floats), default=None)), detail)
     table.add_row("step time", "", "", "", "median run(): " + _timing(report))
     console.print(table)
+    if report["timing"].get("hint"):
+        console.print("speed: " + report["timing"]["hint"], markup=False)
     side = f"TensorFlow {tf1['tensorflow']} (Python {tf1['python']})"
     console.print(f"TF1 run: {side}; migrated run: TensorFlow {new['tensorflow']} "
                   f"(Python {new['python']})")
