@@ -85,8 +85,43 @@ with tf.Graph().as_default():
 '''
 
 
-@pytest.mark.parametrize("name,source", [("main_guard.py", MAIN_GUARD), ("graph_block.py", GRAPH_BLOCK)],
-                         ids=["main_guard_device", "graph_as_default"])
+TEXT_CNN = '''"""The text-CNN tutorials' shape: pooled branches collected in a list the graph code
+fills, throwaway names (`_`) in the graph and in the loop."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+data_x = rng.randint(0, 50, size=(32, 12)).astype("int32")
+data_y = np.eye(2, dtype="float32")[rng.randint(0, 2, size=32)]
+input_x = tf.placeholder(tf.int32, [None, 12], name="input_x")
+input_y = tf.placeholder(tf.float32, [None, 2], name="input_y")
+keep_prob = tf.placeholder(tf.float32, name="keep_prob")
+W = tf.Variable(tf.random_uniform([50, 8], -1.0, 1.0), name="W")
+embedded = tf.expand_dims(tf.nn.embedding_lookup(W, input_x), -1)
+pooled_outputs = []
+for size in (2, 3):
+    with tf.name_scope("conv-maxpool-%s" % size):
+        filt = tf.Variable(tf.truncated_normal([size, 8, 1, 4], stddev=0.1), name="W")
+        conv = tf.nn.conv2d(embedded, filt, strides=[1, 1, 1, 1], padding="VALID")
+        pooled = tf.nn.max_pool(tf.nn.relu(conv), ksize=[1, 12 - size + 1, 1, 1],
+                                strides=[1, 1, 1, 1], padding="VALID")
+        pooled_outputs.append(pooled)
+h_pool = tf.reshape(tf.concat(pooled_outputs, 3), [-1, 8])
+mean, _ = tf.nn.moments(h_pool, axes=[0])
+scores = tf.layers.dense(tf.nn.dropout(h_pool - mean, keep_prob), 2, name="output")
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=scores, labels=input_y))
+train_op = tf.train.AdamOptimizer(1e-2).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(12):
+        _, value = sess.run([train_op, loss], {input_x: data_x, input_y: data_y, keep_prob: 1.0})
+        print("step %d, loss %g" % (step, value))
+'''
+
+
+@pytest.mark.parametrize("name,source", [("main_guard.py", MAIN_GUARD), ("graph_block.py", GRAPH_BLOCK),
+                                         ("text_cnn.py", TEXT_CNN)],
+                         ids=["main_guard_device", "graph_as_default", "containers_and_throwaways"])
 def test_programs_in_blocks_become_eager_and_equal_tf1(tmp_path, tf1_python, name, source):
     """#25.1: not recognised before (no finding, exit 0, then `tf.placeholder() is not
     compatible with eager execution`)."""

@@ -307,3 +307,29 @@ def test_the_error_line_skips_carets_and_tf_migrates_own_frames():
               f"AttributeError: module 'tensorflow' has no attribute 'variable_scope'\n")
     assert failure_of(stderr) == ("AttributeError: module 'tensorflow' has no attribute 'variable_scope'",
                                   "/home/u/p/model.py:30 in call")
+
+
+def test_speed_hint_names_the_remedy():
+    """Past 10% slower per step, the report says why and what to try; never a timed test:
+    the numbers here are given, not measured."""
+    from migrate.verify.program import speed_hint
+
+    assert speed_hint(100.0, 109.0, {}) is None
+    assert speed_hint(None, 500.0, {}) is None
+    hint = speed_hint(30.0, 522.0, {})
+    assert "17x slower" in hint and "TF_ENABLE_ONEDNN_OPTS=0" in hint
+    off = speed_hint(30.0, 60.0, {"TF_ENABLE_ONEDNN_OPTS": "0"})
+    assert "oneDNN off too" in off and "retracing" in off
+
+
+@pytest.mark.parametrize("given,expected", [(None, "0"), ("1", "1")])
+def test_shims_keeps_tf1_kernels_unless_told(given, expected):
+    """`import shims` before TensorFlow turns oneDNN off (TF 1.15's kernels: same numbers,
+    measured 17x faster on a text CNN); a user's own TF_ENABLE_ONEDNN_OPTS wins."""
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    if given is not None:
+        env["TF_ENABLE_ONEDNN_OPTS"] = given
+    done = subprocess.run([sys.executable, "-c", "import os, shims; print(os.environ['TF_ENABLE_ONEDNN_OPTS'])"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == expected

@@ -82,6 +82,8 @@ class _Collect(NameReads):
 
     def _targets(self, target) -> None:
         key = _key(target, self.self_name)
+        if key == "_":
+            return  # the throwaway name (`outputs, _ = dynamic_rnn(...)`, `_, loss = sess.run(...)`)
         if key is not None:
             self.binds.add(key)
         elif isinstance(target, (cst.Tuple, cst.List)):
