@@ -41,7 +41,6 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 import numpy as np
 import tensorflow as tf
-from tensorflow.python.framework import func_graph as _func_graph
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import slot_creator as _slot_creator

@@ -61,6 +61,7 @@ class Side:
     read: Callable[[str], object] = None
     skipped: List[str] = field(default_factory=list)
     everything: List[str] = field(default_factory=list)  # every stored key, skipped ones too
+    steps: Dict[str, Tuple[tuple, str]] = field(default_factory=dict)  # global steps, held apart
     bundle: object = None  # a migrate.checkpoints.bundle.Bundle when read without TensorFlow
 
     @property
@@ -114,6 +115,10 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     side = Side(path, kind)
     side.everything = sorted(entries)
     for key in sorted(entries):
+        if not everything and is_global_step(key):
+            side.steps[key] = tuple(entries[key][0]), entries[key][1]
+            side.skipped.append(key)
+            continue
         if (not everything and is_bookkeeping(key)) or (not slots and _slot(key, kind)):
             side.skipped.append(key)
             continue
@@ -197,8 +202,13 @@ def compare(old: Side, new: Side, name_map: NameMap, rtol: float = 0.0, atol: fl
             progress: Optional[Callable[[int, int], None]] = None) -> dict:
     import numpy as np
 
-    # a global step is bookkeeping (skipped, as the README says, unless --all): a migrated run
-    # that counts its steps otherwise still holds the same weights
+    # a global step is bookkeeping, unless both sides have one: then the model owns it (a TF1
+    # program's raw tf.Variable carried into TF2) and it is compared like any variable
+    if old.steps and new.steps:
+        for side in (old, new):
+            side.variables.update(side.steps)
+            side.skipped = [k for k in side.skipped if k not in side.steps]
+            side.steps = {}
     pairs, missing, unexpected = match_names(old.variables, new.variables, new.object_based, name_map)
     matched, mismatched = [], []
     read_old, read_new = set(), set()

@@ -107,3 +107,6 @@ def tf1_only(name) -> bool:
     """Is ``name`` (``tf.multinomial``) a TF1 name TF 2 does not have? Then a call of it is
     TF1 code whatever the rest of the file looks like."""
     return bool(name) and name in _tf1_only_names()
+
+# a TF1 Session being made (TFM104, TFM501)
+SESSION = Needle(("Session",), r"\b(Interactive)?Session\s*\(")

@@ -3,7 +3,7 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
-from migrate.rules.tfm103_tf_warnings import fine_in_tf2
+from migrate.codemod.shared import fine_in_tf2
 from migrate.codemod.tables import owned_by_rules, shim_exports, upgrade_tables
 
 # TF1 call forms TF2's function of the same name rejects (TFM103 knows the TF2 forms)

@@ -1,11 +1,10 @@
 """TFM102: positional arguments whose order changed, and renamed/removed keywords."""
-import re
-
 import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, code, join_args
 from migrate.codemod.rule import Rule
+from migrate.codemod.shared import removed_parameter
 from migrate.codemod.signatures import (bind, call_keywords, readings, rewrite_target,
                                         tf1_keyword_evidence, tf1_signature, tf2_signature)
 from migrate.codemod.tables import owned_by_rules, upgrade_tables
@@ -201,16 +200,6 @@ def _apply(call: cst.Call, plan, added=()) -> cst.Call:
     if args:
         args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
     return call.with_changes(args=args)
-
-
-REMOVED = re.compile(r"`(\w+)` has been removed from .*?The '(\w+)' \w+ will be used by default")
-
-
-def removed_parameter(tables, name):
-    """(parameter, the value TF2 always uses) when TensorFlow's tables say TF2 removed a
-    parameter of ``name`` (embedding lookups' ``partition_strategy``: 'div')."""
-    match = REMOVED.search(tables["function_warnings"].get(name or "", ""))
-    return (match.group(1), match.group(2)) if match else None
 
 
 def _argument(call: cst.Call, param: str, order):

@@ -4,7 +4,7 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
 from migrate.codemod.tables import owned_by_rules, upgrade_tables
-from migrate.rules.tfm102_arguments import removed_parameter
+from migrate.codemod.shared import fine_in_tf2, removed_parameter
 
 
 class BehaviourChanges(Rule):
@@ -87,27 +87,3 @@ TRANSFORM_NOTES = {
     "tf.device": "tf.device with a device function (not a device string) is TF1-only; use "
                  "tf.compat.v1.device for this call",
 }
-STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
-
-
-def fine_in_tf2(name: str, node: cst.Call) -> bool:
-    """Calls of a transformed function in the form TF2 still accepts unchanged:
-    ``tf.name_scope("x")`` (one name), ``tf.device("/cpu:0")`` (a device string),
-    ``tf.zeros_like(x)`` (no ``optimize``)."""
-    args = node.args
-    if name == "tf.nn.dropout":  # the transform is for TF1's keep_prob; rate= is TF2's
-        return all(not a.star for a in args) and len(args) >= 2 and any(
-            a.keyword is not None and a.keyword.value == "rate" for a in args) and not any(
-            a.keyword is not None and a.keyword.value == "keep_prob" for a in args) and (
-            args[1].keyword is not None)
-    if name in ("tf.zeros_like", "tf.ones_like"):  # the transform is for TF1's `optimize`
-        return all(not a.star for a in args) and len(args) <= 3 and not any(
-            a.keyword is not None and a.keyword.value in ("optimize", "tensor") for a in args)
-    if len(args) != 1 or args[0].keyword is not None or args[0].star:
-        return False
-    value = args[0].value
-    if name == "tf.name_scope":
-        return not (isinstance(value, cst.Name) and value.value == "None")
-    if name == "tf.device":
-        return isinstance(value, STRINGS)
-    return False

@@ -3,7 +3,6 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
-from migrate.rules.tfm501_session_programs import SESSION_NEEDLE
 
 ENABLERS = {"tf.enable_eager_execution", "tf.contrib.eager.enable_eager_execution",
             "tf.enable_v2_behavior"}
@@ -38,7 +37,7 @@ import tensorflow as tf
             return
         name = self.ctx.v1(node.value.func)
         if name in DISABLERS:
-            if SESSION_NEEDLE.search(self.ctx.source):
+            if needles.SESSION.search(self.ctx.source):
                 return  # a Session program: TFM501 converts it (dropping this) or says why not
             self.report(node.value, f"{name}() keeps the whole program in TF1 graph mode; remove "
                                     "it once the code no longer needs Session/placeholder")

@@ -7,7 +7,7 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import code
 from migrate.codemod.rule import SymbolRule
-from migrate.rules.tfm110_estimator import target as estimator_target
+from migrate.codemod.shared import target as estimator_target
 from migrate.codemod.tables import shim_exports, upgrade_tables
 
 # contrib modules whose replacement is a shims module: a name moves there when that

@@ -1,41 +1,10 @@
 """TFM110: tf.estimator (removed in TF 2.16) -> shims.estimator."""
-from typing import Optional
-
 import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
+from migrate.codemod.shared import target
 
-# what shims.estimator provides, by TF1 name prefix -> its name there
-SUPPORTED = {
-    "tf.estimator.Estimator": "Estimator",
-    "tf.estimator.EstimatorSpec": "EstimatorSpec",
-    "tf.estimator.ModeKeys": "ModeKeys",
-    "tf.estimator.RunConfig": "RunConfig",
-    "tf.estimator.TrainSpec": "TrainSpec",
-    "tf.estimator.EvalSpec": "EvalSpec",
-    "tf.estimator.train_and_evaluate": "train_and_evaluate",
-    "tf.estimator.inputs.numpy_input_fn": "inputs.numpy_input_fn",
-    "tf.estimator.SessionRunHook": "SessionRunHook",
-    "tf.estimator.SessionRunArgs": "SessionRunArgs",
-    "tf.estimator.LoggingTensorHook": "LoggingTensorHook",
-    "tf.estimator.StopAtStepHook": "StopAtStepHook",
-    "tf.estimator.CheckpointSaverHook": "CheckpointSaverHook",
-    "tf.estimator.tpu.TPUEstimator": "TPUEstimator",
-    "tf.estimator.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
-    "tf.estimator.tpu.RunConfig": "RunConfig",
-    "tf.contrib.tpu.TPUEstimator": "TPUEstimator",
-    "tf.contrib.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
-    "tf.contrib.tpu.RunConfig": "RunConfig",
-    "tf.contrib.learn.ModeKeys": "ModeKeys",
-    "tf.train.SessionRunHook": "SessionRunHook",
-    "tf.train.SessionRunArgs": "SessionRunArgs",
-    "tf.train.SessionRunContext": "SessionRunContext",
-    "tf.train.SessionRunValues": "SessionRunValues",
-    "tf.train.LoggingTensorHook": "LoggingTensorHook",
-    "tf.train.StopAtStepHook": "StopAtStepHook",
-    "tf.train.CheckpointSaverHook": "CheckpointSaverHook",
-}
 # estimator APIs with no shims home: the Keras way to do the same
 KERAS_INSTEAD = {
     "tf.estimator.DNN": "a tf.keras.Sequential of Dense layers with compile()/fit()",
@@ -52,14 +21,6 @@ KERAS_INSTEAD = {
 }
 ESTIMATOR = needles.Needle(("estimator", "Estimator", "SessionRun", "TensorHook", "StopAtStepHook",
                             "CheckpointSaverHook", "ModeKeys"))
-
-
-def target(name: str) -> Optional[str]:
-    """``shims.estimator.X...`` for a TF1 name shims.estimator provides, else None."""
-    for prefix in sorted(SUPPORTED, key=len, reverse=True):
-        if name == prefix or name.startswith(prefix + "."):
-            return "estimator." + SUPPORTED[prefix] + name[len(prefix):]
-    return None
 
 
 class EstimatorRule(SymbolRule):

@@ -8,7 +8,7 @@ from migrate.codemod.cstutil import fresh_name
 from migrate.codemod.keras_weights import is_layer_call, is_variable_call
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
-from migrate.rules.tfm302_raw_variables import CALL_METHODS, owner_method, self_name
+from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
 
 
 def _trackable(ctx, node: cst.CSTNode) -> bool:

@@ -2,33 +2,10 @@
 import libcst as cst
 
 from migrate.codemod.cstutil import string_value
-from migrate.codemod.keras_weights import add_weight, is_keras_class, is_variable_call, variable_arguments
+from migrate.codemod.keras_weights import add_weight, is_variable_call, variable_arguments
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
-
-CALL_METHODS = {"call", "__call__"}
-
-
-def owner_method(ctx):
-    """(class, method) when the current node sits directly in a method of a Keras class."""
-    func = ctx.enclosing(cst.FunctionDef)
-    if func is None:
-        return None, None
-    stack = ctx.stack
-    index = stack.index(func)
-    # the method's parent chain: ClassDef -> IndentedBlock -> FunctionDef
-    if index < 2 or not isinstance(stack[index - 2], cst.ClassDef):
-        return None, None
-    classdef = stack[index - 2]
-    if not is_keras_class(ctx, classdef):
-        return None, None
-    return classdef, func
-
-
-def self_name(func: cst.FunctionDef):
-    params = func.params.params
-    return params[0].name.value if params else None
-
+from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
 
 def label_for(ctx, node, values) -> str:
     """An attribute-ish label: the assigned attribute, its index/key in a container, or the name."""

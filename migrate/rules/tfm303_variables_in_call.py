@@ -9,7 +9,7 @@ from migrate.codemod.keras_weights import add_weight, is_variable_call, variable
 from migrate.codemod.resolver import local_names
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
-from migrate.rules.tfm302_raw_variables import owner_method, self_name
+from migrate.codemod.shared import owner_method, self_name
 
 
 class _Inputs(NameReads):

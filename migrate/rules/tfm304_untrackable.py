@@ -5,7 +5,7 @@ from migrate.codemod import needles
 from migrate.codemod.cstutil import code, string_value
 from migrate.codemod.keras_weights import is_keras_class, is_layer_call, is_variable_call
 from migrate.codemod.rule import Rule
-from migrate.rules.tfm302_raw_variables import CALL_METHODS, owner_method, self_name
+from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
 
 MODULE_BASES = {"tensorflow.Module", "tensorflow.compat.v1.Module", "tensorflow.compat.v2.Module"}
 

@@ -15,7 +15,6 @@ INITIALIZERS = {"tf.global_variables_initializer", "tf.initialize_all_variables"
                 "tf.local_variables_initializer", "tf.initialize_local_variables",
                 "tf.tables_initializer", "tf.variables_initializer"}
 SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
-SESSION_NEEDLE = needles.Needle(("Session",), r"\b(Interactive)?Session\s*\(")
 
 
 class _NotAProgram(Exception):
@@ -146,7 +145,7 @@ def _fresh_container(value) -> bool:
 
 class SessionPrograms(Rule):
     code = "TFM501"
-    needle = SESSION_NEEDLE
+    needle = needles.SESSION
     tf1_only = True
     summary = "a graph driven by a Session: becomes eager TF2 steps (shims.GraphProgram)"
     fixable = True

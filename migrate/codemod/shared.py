@@ -1,0 +1,111 @@
+"""Helpers several rules share (one module, so that no rule imports another rule)."""
+import re
+from typing import Optional
+
+import libcst as cst
+
+from migrate.codemod.keras_weights import is_keras_class
+
+
+# -- Keras methods (TFM301, TFM302, TFM303, TFM304) -------------------------------
+CALL_METHODS = {"call", "__call__"}
+
+
+def owner_method(ctx):
+    """(class, method) when the current node sits directly in a method of a Keras class."""
+    func = ctx.enclosing(cst.FunctionDef)
+    if func is None:
+        return None, None
+    stack = ctx.stack
+    index = stack.index(func)
+    # the method's parent chain: ClassDef -> IndentedBlock -> FunctionDef
+    if index < 2 or not isinstance(stack[index - 2], cst.ClassDef):
+        return None, None
+    classdef = stack[index - 2]
+    if not is_keras_class(ctx, classdef):
+        return None, None
+    return classdef, func
+
+
+def self_name(func: cst.FunctionDef):
+    params = func.params.params
+    return params[0].name.value if params else None
+
+
+# -- TensorFlow's tables (TFM102, TFM103) ----------------------------------------
+REMOVED = re.compile(r"`(\w+)` has been removed from .*?The '(\w+)' \w+ will be used by default")
+
+
+def removed_parameter(tables, name):
+    """(parameter, the value TF2 always uses) when TensorFlow's tables say TF2 removed a
+    parameter of ``name`` (embedding lookups' ``partition_strategy``: 'div')."""
+    match = REMOVED.search(tables["function_warnings"].get(name or "", ""))
+    return (match.group(1), match.group(2)) if match else None
+
+
+# -- calls TF2 still accepts unchanged (TFM101, TFM103) ----------------------------
+STRINGS = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+
+
+def fine_in_tf2(name: str, node: cst.Call) -> bool:
+    """Calls of a transformed function in the form TF2 still accepts unchanged:
+    ``tf.name_scope("x")`` (one name), ``tf.device("/cpu:0")`` (a device string),
+    ``tf.zeros_like(x)`` (no ``optimize``)."""
+    args = node.args
+    if name == "tf.nn.dropout":  # the transform is for TF1's keep_prob; rate= is TF2's
+        return all(not a.star for a in args) and len(args) >= 2 and any(
+            a.keyword is not None and a.keyword.value == "rate" for a in args) and not any(
+            a.keyword is not None and a.keyword.value == "keep_prob" for a in args) and (
+            args[1].keyword is not None)
+    if name in ("tf.zeros_like", "tf.ones_like"):  # the transform is for TF1's `optimize`
+        return all(not a.star for a in args) and len(args) <= 3 and not any(
+            a.keyword is not None and a.keyword.value in ("optimize", "tensor") for a in args)
+    if len(args) != 1 or args[0].keyword is not None or args[0].star:
+        return False
+    value = args[0].value
+    if name == "tf.name_scope":
+        return not (isinstance(value, cst.Name) and value.value == "None")
+    if name == "tf.device":
+        return isinstance(value, STRINGS)
+    return False
+
+
+# -- shims.estimator (TFM105, TFM110) ---------------------------------------------
+# what shims.estimator provides, by TF1 name prefix -> its name there
+SUPPORTED = {
+    "tf.estimator.Estimator": "Estimator",
+    "tf.estimator.EstimatorSpec": "EstimatorSpec",
+    "tf.estimator.ModeKeys": "ModeKeys",
+    "tf.estimator.RunConfig": "RunConfig",
+    "tf.estimator.TrainSpec": "TrainSpec",
+    "tf.estimator.EvalSpec": "EvalSpec",
+    "tf.estimator.train_and_evaluate": "train_and_evaluate",
+    "tf.estimator.inputs.numpy_input_fn": "inputs.numpy_input_fn",
+    "tf.estimator.SessionRunHook": "SessionRunHook",
+    "tf.estimator.SessionRunArgs": "SessionRunArgs",
+    "tf.estimator.LoggingTensorHook": "LoggingTensorHook",
+    "tf.estimator.StopAtStepHook": "StopAtStepHook",
+    "tf.estimator.CheckpointSaverHook": "CheckpointSaverHook",
+    "tf.estimator.tpu.TPUEstimator": "TPUEstimator",
+    "tf.estimator.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
+    "tf.estimator.tpu.RunConfig": "RunConfig",
+    "tf.contrib.tpu.TPUEstimator": "TPUEstimator",
+    "tf.contrib.tpu.TPUEstimatorSpec": "TPUEstimatorSpec",
+    "tf.contrib.tpu.RunConfig": "RunConfig",
+    "tf.contrib.learn.ModeKeys": "ModeKeys",
+    "tf.train.SessionRunHook": "SessionRunHook",
+    "tf.train.SessionRunArgs": "SessionRunArgs",
+    "tf.train.SessionRunContext": "SessionRunContext",
+    "tf.train.SessionRunValues": "SessionRunValues",
+    "tf.train.LoggingTensorHook": "LoggingTensorHook",
+    "tf.train.StopAtStepHook": "StopAtStepHook",
+    "tf.train.CheckpointSaverHook": "CheckpointSaverHook",
+}
+
+
+def target(name: str) -> Optional[str]:
+    """``shims.estimator.X...`` for a TF1 name shims.estimator provides, else None."""
+    for prefix in sorted(SUPPORTED, key=len, reverse=True):
+        if name == prefix or name.startswith(prefix + "."):
+            return "estimator." + SUPPORTED[prefix] + name[len(prefix):]
+    return None
