@@ -419,7 +419,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
             errors.append((path, "no such file or directory"))
         elif os.path.isdir(path):
             root_real = os.path.realpath(path)
-            before, seen = (len(files), len(errors)), [0]
+            errors_before, candidates = len(errors), 0
 
             def unreadable(exc: OSError) -> None:
                 errors.append((exc.filename or path, f"cannot read folder: {exc.strerror or exc}"))
@@ -430,7 +430,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
                                  and _inside(os.path.join(folder, d), root_real))
                 for name in sorted(names):
                     full = os.path.join(folder, name)
-                    seen[0] += name.endswith((".py", ".ipynb"))
+                    candidates += name.endswith((".py", ".ipynb"))
                     if name.endswith((".py", ".ipynb")) and not excluded(full):
                         if os.path.islink(full) and not _inside(full, root_real):
                             continue  # never follow a link out of the tree
@@ -439,7 +439,7 @@ def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[st
                                                  "skipped"))
                             continue
                         files.append(full)
-            if (len(files), len(errors)) == before and not seen[0] and not excluded(path):
+            if not candidates and len(errors) == errors_before and not excluded(path):
                 # a CI check on a wrong path must not pass; one the config excludes is chosen
                 errors.append((path, "no Python files (.py, .ipynb) in this folder"))
         elif os.path.isfile(path):

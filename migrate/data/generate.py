@@ -30,8 +30,6 @@ OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.
 def build() -> dict:
     """Reads the tables of the installed TensorFlow, configured as users get it by default
     (Keras 3 behind tf.keras): which TF1 names are still valid TF2 depends on that."""
-    import sys
-
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     if "tensorflow" not in sys.modules:
         os.environ.pop("TF_USE_LEGACY_KERAS", None)
@@ -76,39 +74,11 @@ def build() -> dict:
                 found[f"tf.{name}"] = f"tf.compat.v1.{name}"
         return dict(sorted(found.items()))
 
+    namespace: dict = {}
+    exec(SIGNATURE_LINE, namespace)  # the same code TF1_SCRIPT runs on TF 1.15
+
     def signature(name):
-        """A callable's parameters as TensorFlow 2.21 binds them, as one line: "x" (required),
-        "x=" (has a default), "*" before keyword-only ones, "*args", "**kwargs". Raw ops
-        (TensorFlow's ``kwarg_only`` wrapper) take keywords only, whatever their signature
-        shows. None when the name is not a callable of the installed TensorFlow."""
-        import inspect
-
-        obj = tf2_object(name)
-        if obj is None or not callable(obj):
-            return None
-        try:
-            params = list(inspect.signature(obj).parameters.values())
-        except (TypeError, ValueError):
-            return None
-        decorator = getattr(obj, "_tf_decorator", None)
-        keyword_only = getattr(decorator, "decorator_name", None) == "kwarg_only"
-        out, star = [], False
-        for p in params:
-            if p.kind is p.VAR_POSITIONAL:
-                out.append("*" + p.name)
-                star = True
-                continue
-            if p.kind is p.VAR_KEYWORD:
-                out.append("**" + p.name)
-                continue
-            if (p.kind is p.KEYWORD_ONLY or keyword_only) and not star:
-                out.append("*")
-                star = True
-            out.append(p.name + ("=" if p.default is not p.empty else ""))
-        return ", ".join(out)
-
-    def v1_name(name):
-        return "tf.compat.v1." + name[len("tf."):]
+        return namespace["signature_line"](tf2_object(name))
 
     def v2_name(name):
         return "tf." + name[len("tf.compat.v2."):] if name.startswith("tf.compat.v2.") else name
@@ -172,8 +142,41 @@ def build() -> dict:
 # runs on real TF 1.15 (Python 3.7): each name's signature as TF1 binds it, in the format of
 # build()'s signature(). TF 2.21's tf.compat.v1 is not TF1 here: its keras is Keras 3, and
 # ops gained parameters since (gather_nd's bad_indices_policy, ...).
-TF1_SCRIPT = r"""
-import inspect, json, sys
+# a callable's parameters as TensorFlow binds them, as one line: "x" (required), "x=" (has a
+# default), "*" before keyword-only ones, "*args", "**kwargs"; raw ops (TensorFlow's
+# ``kwarg_only`` wrapper) take keywords only, whatever their signature shows; None when it
+# is not an inspectable callable. Python 3.7 too: it runs on TF 1.15 and on TF 2.21.
+SIGNATURE_LINE = r"""
+def signature_line(obj):
+    import inspect
+    if obj is None or not callable(obj):
+        return None
+    try:
+        params = list(inspect.signature(obj).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    decorator = getattr(obj, "_tf_decorator", None)
+    keyword_only = getattr(decorator, "decorator_name", None) == "kwarg_only"
+    out, star = [], False
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            out.append("*" + p.name)
+            star = True
+            continue
+        if p.kind is p.VAR_KEYWORD:
+            out.append("**" + p.name)
+            continue
+        if (p.kind is p.KEYWORD_ONLY or keyword_only) and not star:
+            out.append("*")
+            star = True
+        out.append(p.name + ("=" if p.default is not p.empty else ""))
+    return ", ".join(out)
+"""
+# runs on real TF 1.15 (Python 3.7): each TF1 name's signature. TF 2.21's tf.compat.v1 is not
+# TF1 here: its keras is Keras 3, and ops gained parameters since (gather_nd's
+# bad_indices_policy, ...).
+TF1_SCRIPT = SIGNATURE_LINE + r"""
+import json, sys
 import tensorflow as tf
 out = {}
 for name in json.load(sys.stdin):
@@ -181,22 +184,11 @@ for name in json.load(sys.stdin):
     try:
         for part in name.split(".")[1:]:
             obj = getattr(obj, part)
-        params = list(inspect.signature(obj).parameters.values())
-    except Exception:
+    except AttributeError:
         continue
-    line, star = [], False
-    for p in params:
-        if p.kind is p.VAR_POSITIONAL:
-            line.append("*" + p.name)
-            star = True
-        elif p.kind is p.VAR_KEYWORD:
-            line.append("**" + p.name)
-        else:
-            if p.kind is p.KEYWORD_ONLY and not star:
-                line.append("*")
-                star = True
-            line.append(p.name + ("=" if p.default is not p.empty else ""))
-    out[name] = ", ".join(line)
+    line = signature_line(obj)
+    if line is not None:
+        out[name] = line
 print(json.dumps(out, sort_keys=True))
 """
 

@@ -84,25 +84,29 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
             if value is not None:
                 renames = {**renames, param: None}  # TF2's behaviour: the argument goes
                 order = order or tables["reorders"].get(old)
-        if not tf1 and not self._one_reading(node, old, keywords):
-            return
+        if not tf1:
+            reading = self._reading(node, old, keywords)
+            if reading != "tf1":
+                return  # TF2's reading (or both, as the error finding says)
+            tf1 = True  # only TF1's signature binds this call: it is TF1 code
+            order = order or tables["reorders"].get(old)
         target = self._target(old, tables)
         if target is not None and target.all_keyword_only and None in keywords:
             order = order or _tf1_order(old)  # raw ops: every argument by keyword
         plan, notes = _plan(node, order, renames, target, tables["arg_warnings"].get(old, {}))
-        notes += self._transforms(node, old, tables, keywords, plan)
+        transform_notes, added = _transforms(old, tables, keywords)
+        notes += transform_notes
         if target is not None and (notes or rewrite_target(old) != old):
             final = [k if step == "" else step for k, step in zip(keywords, plan) if step is not None]
-            final += [t.keyword.value for t in self._added]
-            problem = bind(target, final).problem
+            problem = bind(target, final + [keyword for keyword, _ in added]).problem
             if problem:
                 self._invalid(node, old, problem)
                 return
         if not notes:
             return
-        added = self._added
-        self.report(node, f"{old}: " + "; ".join(notes)).replace(
-            node, lambda updated: _apply(updated, plan, added))
+        finding = self.report(node, f"{old}: " + "; ".join(notes))
+        extra = [arg(make(self.ctx, finding), keyword) for keyword, make in added]
+        finding.replace(node, lambda updated: _apply(updated, plan, extra))
 
     def _target(self, old, tables):
         """TF 2.21's signature of the function this call ends up calling, when TensorFlow's
@@ -111,50 +115,48 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
             return None
         return tf2_signature(rewrite_target(old))
 
-    def _one_reading(self, node, old, keywords) -> bool:
-        """A call of a name TF1 and TF2 both have, in a file that shows no TF1 API: when its
-        arguments fill other parameters in TF1 than in TF2 (``tf.nn.dropout(x, 0.5)``: TF1's
-        keep_prob, TF2's rate), the call itself decides where one reading cannot bind; else
-        it is an error finding naming both. True when the TF1 reading is the call's."""
+    def _reading(self, node, old, keywords):
+        """A call of a name TF1 and TF2 both have, in a file that shows no TF1 API, read both
+        ways (``signatures.Readings.verdict``): where its arguments fill other parameters in
+        TF1 than in TF2 (``tf.nn.dropout(x, 0.5)``: TF1's keep_prob, TF2's rate) and both
+        readings bind, it is an error finding naming both."""
         both = readings(old, keywords)
-        if both is None or both.verdict != "differ":
-            return both is not None and both.verdict == "tf1"
-        index, one, two = both.first_difference()
-        one, two = (p if p and "=" in p else f"{p or '*args'}=" for p in (one, two))
-        self.report(node, f"error: {old}: argument {index + 1} is {one} in TF1 but {two} in TF2, "
-                          "and this file uses no TF1-only API to tell which it was written for; "
-                          "pass that argument by keyword and run the upgrade again")
-        return False
-
-    _added: tuple = ()
-
-    def _transforms(self, node, old, tables, keywords, plan) -> list:
-        """tf_upgrade_v2's data transforms of contrib summaries: a call with no step gets the
-        global step (contrib.summary's default), ``always_record_summaries()`` /
-        ``never_record_summaries()`` the condition ``record_if`` needs."""
-        self._added = ()
-        transform = tables.get("transforms", {}).get(old, {})
-        function = transform.get("function")
-        if function == "_add_summary_step_transformer":
-            order = tables["reorders"].get(old, ())
-            given = {k or (order[i] if i < len(order) else None) for i, k in enumerate(keywords)}
-            if "step" in given:
-                return []
-            self._added = (arg(cst.parse_expression(
-                f"{self._tf_name()}.compat.v1.train.get_or_create_global_step()"), "step"),)
-            return ["no step: contrib.summary used the global step, now passed as step="]
-        if function == "_add_summary_recording_cond_transformer" and not keywords:
-            self._added = (arg(cst.Name(transform["cond"]), "condition"),)
-            return [f"record_if needs its condition: {transform['cond']}"]
-        return []
-
-    def _tf_name(self) -> str:
-        return self.ctx.resolver.tf_alias() or "tf"
+        if both is None:
+            return None
+        if both.verdict == "differ":
+            index, one, two = both.first_difference()
+            one, two = (p if p and "=" in p else f"{p or '*args'}=" for p in (one, two))
+            self.report(node, f"error: {old}: argument {index + 1} is {one} in TF1 but {two} in "
+                              "TF2, and this file uses no TF1-only API to tell which it was written "
+                              "for; pass that argument by keyword and run the upgrade again")
+        return both.verdict
 
     def _invalid(self, node, old, problem) -> None:
         target = rewrite_target(old)
         self.report(node, f"error: {old}: this call cannot become a {target} call, which {problem} "
                           "(TypeError in TF2); fix its arguments by hand")
+
+
+def _transforms(old, tables, keywords):
+    """tf_upgrade_v2's data transforms of contrib summaries: a call with no step gets the
+    global step (contrib.summary's default), ``always_record_summaries()`` /
+    ``never_record_summaries()`` the condition ``record_if`` needs. Returns (notes, the
+    arguments to add as (keyword, make(ctx, finding) -> expression))."""
+    transform = tables.get("transforms", {}).get(old, {})
+    function = transform.get("function")
+    if function == "_add_summary_step_transformer":
+        order = tables["reorders"].get(old, ())
+        given = {k or (order[i] if i < len(order) else None) for i, k in enumerate(keywords)}
+        if "step" in given:
+            return [], []
+        step = lambda ctx, finding: cst.Call(  # noqa: E731
+            ctx.tf(finding, "compat.v1.train.get_or_create_global_step"), [])
+        return ["no step: contrib.summary used the global step, now passed as step="], [("step", step)]
+    if function == "_add_summary_recording_cond_transformer" and not keywords:
+        condition = transform["cond"]
+        return ([f"record_if needs its condition: {condition}"],
+                [("condition", lambda ctx, finding: cst.Name(condition))])
+    return [], []
 
 
 def _tf1_order(old):

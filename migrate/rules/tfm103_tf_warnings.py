@@ -71,12 +71,12 @@ y = tf.compat.v1.zeros_like(x, optimize=False)  # TF1's optimize=False, kept whe
         """A transformed call another rule rewrote (TFM107's dropout, TFM102's summaries,
         ...) is that rule's: "check the call" beside "rewritten" is noise, and would be
         counted as left after --write."""
-        fixed = {id(f.node) for f in self.ctx.findings if f.code != self.code and f.fixable}
-        fixed |= {id(f.node.func) for f in self.ctx.findings
-                  if f.code != self.code and f.fixable and isinstance(f.node, cst.Call)}
+        fixed = set()
+        for f in self.ctx.findings:
+            if f.code != self.code and f.fixable:
+                fixed |= {id(f.node), id(getattr(f.node, "func", None))}
         ours = {id(f) for f in self._transformed if id(f.node) in fixed or id(f.node.func) in fixed}
         self.ctx.findings[:] = [f for f in self.ctx.findings if id(f) not in ours]
-
 
 
 # transformed calls whose TF1 forms TFM101 moves to tf.compat.v1 (fine_in_tf2 knows their

@@ -96,9 +96,9 @@ loss = tf.nn.softmax_cross_entropy_with_logits(labels=tf.stop_gradient(y), logit
             self._two_readings(node, name, "returns a SparseTensor in TF1 but a RaggedTensor in TF2",
                                "tf.compat.v1.strings.split")
 
-    def _two_readings(self, node, name, difference, spellings) -> None:
+    def _two_readings(self, node, name, difference, tf1_form) -> None:
         self.report(node, f"error: {name} {difference}, and this file uses no TF1-only API to "
-                          f"tell which it was written for; write {spellings} for TF1's meaning, or "
+                          f"tell which it was written for; write {tf1_form} for TF1's meaning, or "
                           f"add `# tf-migrate: ignore[{self.code}]` to keep TF2's")
 
     def _to_compat(self, node, name, why):
