@@ -31,3 +31,26 @@ def test_parse_skips_validation_only_while_parsing():
         parse("x = (\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not an identifier")
+
+
+def test_tensorflow_imported_among_other_names_is_tf1_code():
+    """`import numpy as np, tensorflow as tf` is an import of TensorFlow like any other:
+    before, the TF1 rules never looked at such a file (exit 0, `tf.placeholder` left)."""
+    from fixture_cases import run
+
+    for first in ("import numpy as np, tensorflow as tf\n", "import os, sys, tensorflow as tf\n"):
+        outcome = run("TFM101", first + "x = tf.placeholder(tf.float32)\n")
+        assert "tf.compat.v1.placeholder" in outcome.new_source
+
+
+def test_tf1_api_named_in_prose_is_not_tf1_code():
+    """A docstring or comment that names TF1 API ("a Session(graph=graph)") does not make
+    a file TF1 code: a migrated file would otherwise read as TF1 on the second run and be
+    changed again (softmax labels wrapped in stop_gradient)."""
+    from migrate.codemod.needles import tf1_meaning
+
+    code = "import tensorflow as tf\ny = tf.nn.softmax_cross_entropy_with_logits(labels=a, logits=b)\n"
+    assert not tf1_meaning('"""Made with a Session(graph=graph)."""\n' + code)
+    assert not tf1_meaning(code + "# was: tf.placeholder(tf.float32) and tf.logging.info\n")
+    assert tf1_meaning('"""Docs."""\n' + code + "s = tf.Session()  # a Session\n")
+    assert tf1_meaning(code + "tf.logging.info('x')\n")

@@ -19,6 +19,12 @@ pytest.importorskip("tensorflow")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAMS = os.path.join(ROOT, "samples", "programs")
 NAMES = sorted(d for d in os.listdir(PROGRAMS) if os.path.isfile(os.path.join(PROGRAMS, d, "legacy.py")))
+# the program suite: TF1 programs written here in the forms real projects use (tests/programs)
+SUITE = os.path.join(ROOT, "tests", "programs")
+SUITE_NAMES = sorted(f for f in os.listdir(SUITE) if f.endswith(".py"))
+# as GRAPH_MODE, but a dict the program itself names feed_dict may stay (not the keyword)
+GRAPH_LEFT = re.compile(r"\b(Session|InteractiveSession|placeholder|disable_eager_execution|"
+                        r"disable_v2_behavior)\b|[(,] (feed_dict) =(?!=)")
 GRAPH_MODE = re.compile(r"\b(Session|InteractiveSession|placeholder|feed_dict|"
                         r"disable_eager_execution|disable_v2_behavior)\b")
 
@@ -237,3 +243,29 @@ def test_verify_program_compares_trajectories_from_the_same_initial_values(tmp_p
     broken.write_text("raise SystemExit('no such thing')\n")
     failed = verify_program(tf1_python, legacy, broken)
     assert failed.returncode == 2 and "the migrated (TF2) run exited with status 1 (the code called sys.exit or exit): no such thing" in failed.stderr
+
+
+@pytest.mark.parametrize("name", SUITE_NAMES)
+def test_program_suite_becomes_eager_and_computes_what_tf1_computed(name, tmp_path, tf1_python):
+    """Each program of the suite (its docstring says which form it is) is converted to
+    eager TF2 (no Session, placeholder, feed_dict or graph switch left), a second upgrade
+    changes nothing, and `verify --program --tf1-python` finds it EQUIVALENT to its run on
+    real TF 1.15 from the same initial values: every printed number and every final
+    variable by TF1 name."""
+    legacy = os.path.join(SUITE, name)
+    out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    migrated = tmp_path / "out" / name
+    left = sorted(set(GRAPH_LEFT.findall(code_only(migrated))))
+    assert not left, f"graph-mode code left: {left}\n{out.stdout}"
+    again = cli("upgrade", migrated, "--check", "--no-cache")
+    assert again.returncode == 0, again.stdout + again.stderr
+    proc = verify_program(tf1_python, legacy, migrated, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["tf1"]["real"] and report["tf1"]["tensorflow"] == "1.15.5", report["tf1"]
+    assert report["init"]["shared"] and not report["init"]["not_used_by_migrated"], report["init"]
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    lines = [line for stream in report["streams"].values() for line in stream["lines"]]
+    assert sum(len(line["tf1"]) for line in lines) >= 6  # a trajectory, not one number
+    assert report["variables"]

@@ -4,7 +4,9 @@ A rule's ``needle`` is one Needle, or a tuple of them that must all match. They 
 need to be necessary conditions: a file that passes is parsed and the rule decides
 on the tree. Substring guards run first (fast); the regex only where they pass.
 """
+import io
 import re
+import tokenize
 from typing import Optional, Sequence
 
 
@@ -19,9 +21,10 @@ class Needle:
         return self.pattern is None or self.pattern.search(text) is not None
 
 
-# an import of TensorFlow's public TF1 namespace (not compat.v1/v2, not tensorflow.python)
-TF1_IMPORT = Needle(("import tensorflow", "from tensorflow"),
-                    r"\b(import\s+tensorflow(?!\.compat|\.python)|"
+# an import of TensorFlow's public TF1 namespace (not compat.v1/v2, not tensorflow.python),
+# also as one name of several (`import os, tensorflow as tf`)
+TF1_IMPORT = Needle(("tensorflow",),
+                    r"\b(import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*tensorflow(?!\.compat|\.python)|"
                     r"from\s+tensorflow(?!\.compat|\.python)[\w.]*\s+import\s+(?!compat\b))")
 # tf.layers.* functions, or `layers` imported from somewhere
 TF_LAYERS = Needle(("layers",), r"\blayers\.(dense|dropout|flatten|conv|separable|batch_norm|max_pool|"
@@ -76,15 +79,52 @@ def tf1_meaning(source: str) -> bool:
     left, so a second run decides nothing new."""
     if "tf." not in source and not any(literal in source for literal in TF1_CODE.literals):
         return False
-    text = _EXPLICIT.sub(" ", source)
-    if any(literal in text for literal in TF1_CODE.literals) and TF1_CODE.pattern.search(text):
-        return True
+    text = _EXPLICIT.sub(lambda m: " " * len(m.group(0)), source)  # offsets kept
+    prose = _Prose(source)
+    if any(literal in text for literal in TF1_CODE.literals):
+        if any(not prose.covers(m.start()) for m in TF1_CODE.pattern.finditer(text)):
+            return True
+        prose = _Prose(source)  # asked again from the start below
     only = _tf1_only_names()
     for match in _TF_NAME.finditer(text):
         parts = match.group(1).rstrip(".").split(".")
-        if any("tf." + ".".join(parts[:n]) in only for n in range(1, len(parts) + 1)):
+        if any("tf." + ".".join(parts[:n]) in only for n in range(1, len(parts) + 1)) \
+                and not prose.covers(match.start()):
             return True
     return False
+
+
+_PROSE = {tokenize.COMMENT, tokenize.STRING} | (
+    {tokenize.FSTRING_MIDDLE} if hasattr(tokenize, "FSTRING_MIDDLE") else set())
+
+
+class _Prose:
+    """Is an offset of the source inside a comment or a string literal? A docstring that
+    says "a Session(graph=graph)" is no TF1 code (else a migrated file would read as TF1 on
+    a second run). Offsets are asked in increasing order; the source is tokenized only as
+    far as they reach. Source tokenize cannot read counts as code."""
+
+    def __init__(self, source: str) -> None:
+        self.starts = [0]
+        for line in source.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        self.spans: list = []  # (start offset, end offset) of prose tokens read so far
+        self.read_to = -1
+
+    def _offset(self, row: int, col: int) -> int:
+        return self.starts[row - 1] + col if row - 1 < len(self.starts) else self.starts[-1]
+
+    def covers(self, offset: int) -> bool:
+        try:
+            while self.read_to <= offset:
+                token = next(self.tokens)
+                self.read_to = self._offset(*token.end)
+                if token.type in _PROSE:
+                    self.spans.append((self._offset(*token.start), self.read_to))
+        except (StopIteration, tokenize.TokenError, IndentationError, SyntaxError):
+            self.read_to = float("inf")
+        return any(a <= offset < b for a, b in self.spans)
 
 
 _TF1_ONLY = None

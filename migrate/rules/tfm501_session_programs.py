@@ -50,6 +50,64 @@ def _value(stmt) -> Optional[cst.BaseExpression]:
     return None
 
 
+def _shadowed(rest, keys) -> Set[str]:
+    """Graph names the program's own code binds anew before it uses them
+    (``b = (step % 8) * 64`` in the training loop, beside a bias ``b``): past the graph
+    they are the program's Python values. Proven when the first statement naming one is a
+    plain assignment not reading it, and every later mention follows it in the same block
+    (so each use is of that value); object attributes are never taken this way."""
+    found: Set[str] = set()
+    for key in keys:
+        if key.startswith("self."):
+            continue
+        total = _mentions(rest, key)
+        if total and _bound_first(rest, key, total):
+            found.add(key)
+    return found
+
+
+def _mentions(nodes, key) -> int:
+    return sum(1 for node in nodes for _, k in _collect(node).reads if k == key)
+
+
+def _bound_first(stmts, key, total) -> bool:
+    for i, stmt in enumerate(stmts):
+        count = _mentions([stmt], key)
+        if not count:
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine):
+            small = stmt.body[0]
+            return (len(stmt.body) == 1 and isinstance(small, cst.Assign)
+                    and any(_key(t.target, None) == key for t in small.targets)
+                    and not _mentions([small.value], key)
+                    and _mentions(stmts[i:], key) == total)
+        body = getattr(stmt, "body", None)
+        if isinstance(stmt, (cst.For, cst.While, cst.With)) and isinstance(body, cst.IndentedBlock) \
+                and _mentions(body.body, key) == count and getattr(stmt, "orelse", None) is None:
+            return _bound_first(list(body.body), key, total)
+        return False
+    return False
+
+
+def _only_placeholders(stmt, scoped: Set[int]) -> bool:
+    """A scope block that made placeholders and nothing else: it goes with them."""
+    return isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock) and all(
+        id(inner) in scoped or _only_placeholders(inner, scoped) for inner in stmt.body.body)
+
+
+def _default_of(item, self_name) -> Optional[str]:
+    """The key of ``<key>.as_default()``."""
+    if isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute) \
+            and item.func.attr.value == "as_default":
+        return _key(item.func.value, self_name)
+    return None
+
+
+def _bare_pass(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Pass) for small in stmt.body)
+
+
 def _plain(key: str) -> str:
     """The name a key gets in the build function's parameters and returned dict."""
     return key[len("self."):] if key.startswith("self.") else key
@@ -224,6 +282,36 @@ print(program.run("loss", x=data))
                 and isinstance(call.func.value, cst.Call)
                 and self._call_name(call.func.value) == "tf.Graph" and not call.func.value.args)
 
+    def _owned_graph(self, stmts, methods, self_name):
+        """``graph = tf.Graph()``, ``with graph.as_default(): <graph code>`` and
+        ``tf.Session(graph=graph)``, the graph named nowhere else (tutorials, and classes
+        owning their graph as ``self.graph``): the program is read as if the block's code
+        stood in this block. Returns (statements as read, (the graph's statement, the
+        with block)), or (statements, None) where the pattern is not there."""
+        for i, stmt in enumerate(stmts):
+            key = _assigned_key(stmt, self_name)
+            if not key or self._call_name(_value(stmt)) != "tf.Graph" or _value(stmt).args:
+                continue
+            blocks = [j for j, other in enumerate(stmts) if j > i and isinstance(other, cst.With)
+                      and len(other.items) == 1 and other.items[0].asname is None
+                      and isinstance(other.body, cst.IndentedBlock)
+                      and _default_of(other.items[0].item, self_name) == key]
+            if len(blocks) != 1:
+                continue
+            sessions = [c for c in _collect(*stmts, *methods, self_name=self_name).calls
+                        if self._call_name(c) in SESSIONS and any(
+                            a.keyword is not None and a.keyword.value == "graph"
+                            and _key(a.value, self_name) == key for a in c.args)]
+            scope = self.ctx.module if self_name is None else cst.IndentedBlock(
+                body=[*stmts, *methods])
+            mentions = sum(1 for _, k in _collect(scope, self_name=self_name).reads if k == key)
+            if mentions != 2 + len(sessions):  # bound, made the default, given to sessions
+                continue
+            block = stmts[blocks[0]]
+            flat = [*stmts[:i], *stmts[i + 1:blocks[0]], *block.body.body, *stmts[blocks[0] + 1:]]
+            return flat, (stmt, block)
+        return stmts, None
+
     def _inner_blocks(self, stmt) -> list:
         """The statement lists of a compound statement that a program may live in. A
         ``with`` that makes another graph the default is not one (converted code inside it
@@ -276,6 +364,8 @@ print(program.run("loss", x=data))
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
     def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
+        written = stmts
+        stmts, owned = self._owned_graph(stmts, methods, self_name)
         session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
         if session_at is None:
             return
@@ -289,9 +379,14 @@ print(program.run("loss", x=data))
             return
         except _Blocked as why:
             self.ctx.shared.setdefault("sessions_blocked", []).append(
-                (stmts[session_at], str(why), stmts))
+                (stmts[session_at], str(why), written))
             return
         finding = self._apply(stmts, session_at, plan, owner)
+        if owned:  # the object's own graph goes: its block's code now stands in the block
+            graph_stmt, block = owned
+            finding.remove(graph_stmt)
+            finding.replace(block, lambda updated: cst.FlattenSentinel(
+                [s for s in updated.body.body if not _bare_pass(s)]))
         if isinstance(owner, cst.With) and self._fresh_graph(owner):
             finding.replace(owner, lambda updated: cst.FlattenSentinel(
                 [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
@@ -340,6 +435,7 @@ print(program.run("loss", x=data))
         savers: Set[str] = set()
         saver_options: Dict[str, List[str]] = {}  # a Saver's max_to_keep=..., for its save()
         switches: List[int] = []
+        scoped: List[cst.SimpleStatementLine] = []  # placeholders made under a scope block
         # in a class, graph code may follow the session's creation
         blockers: List[str] = []
         region = range(len(stmts)) if self_name else range(session_at)
@@ -362,7 +458,7 @@ print(program.run("loss", x=data))
                     graph_keys.add(key)
                     graph.append(i)
                     continue
-                if key and called in INITIALIZERS:
+                if key and (called in INITIALIZERS or self._initializer_group(value, inits)):
                     inits.add(key)
                     graph.append(i)
                     continue
@@ -385,6 +481,9 @@ print(program.run("loss", x=data))
                         raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
                     graph.append(i)
                     graph_keys |= found.binds
+                    for inner, inner_key, call in self._scoped_placeholders(stmt, self_name):
+                        placeholders[inner_key] = call
+                        scoped.append(inner)
             except _Blocked as why:  # every blocker is named at once, not one per run
                 blockers.append(str(why))
         if not placeholders and not graph and not blockers:
@@ -395,6 +494,8 @@ print(program.run("loss", x=data))
             blockers.append("a graph name used both as a local and as an attribute")
         # everything else: every use of the session and of graph names
         rest = [s for i, s in enumerate(stmts) if i not in graph and i not in switches] + methods
+        shadowed = _shadowed(rest, graph_keys | inits | savers)
+        graph_keys = graph_keys - shadowed  # past the graph, those names are the program's own
         feed_dicts, feed_reads = self._named_feeds(rest, session, placeholders, self_name)
         runs, removals, saves = [], [], []
         for stmt in rest:
@@ -406,7 +507,7 @@ print(program.run("loss", x=data))
                 found = _collect(stmt.body, self_name=self_name)
             else:
                 found = _collect(stmt, self_name=self_name)
-            rebound = (found.binds & (graph_keys | inits | savers)) - {session}
+            rebound = (found.binds & (graph_keys | inits | savers)) - {session} - shadowed
             for name in sorted(rebound):
                 blockers.append(f"graph name {name!r} is rebound after the graph is built")
             handled: Set[int] = set()
@@ -432,7 +533,7 @@ print(program.run("loss", x=data))
                                 _collect(call.args[0].value, self_name=self_name).reads}
                     saves.append((call, kind))
             for node, key in found.reads:
-                if id(node) in handled or id(node) in feed_reads:
+                if id(node) in handled or id(node) in feed_reads or key in shadowed:
                     continue
                 if key == session:
                     blockers.append(f"the session {session!r} is used other than by run()/close()")
@@ -446,7 +547,30 @@ print(program.run("loss", x=data))
                 "graph_keys": graph_keys, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
                 "saver_options": saver_options, "self_name": self_name, "methods": methods,
-                "feed_dicts": feed_dicts}
+                "feed_dicts": feed_dicts, "scoped": scoped}
+
+    def _initializer_group(self, value, inits) -> bool:
+        """``tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())``
+        (or of names bound to initializers): running it initializes, nothing else."""
+        if self._call_name(value) != "tf.group" or not value.args:
+            return False
+        return all(a.keyword is None and not a.star and (
+            self._call_name(a.value) in INITIALIZERS
+            or isinstance(a.value, cst.Name) and a.value.value in inits) for a in value.args)
+
+    def _scoped_placeholders(self, stmt, self_name):
+        """``with tf.name_scope("input"): x = tf.placeholder(...)``: placeholders made in
+        the scope blocks of a graph statement, at any depth, as (statement, key, call). They
+        become parameters like the others; the scope keeps the rest of its body."""
+        while_blocks = [stmt] if isinstance(stmt, cst.With) else []
+        for block in while_blocks:
+            for inner in block.body.body:
+                if isinstance(inner, cst.With):
+                    while_blocks.append(inner)
+                    continue
+                value, key = _value(inner), _assigned_key(inner, self_name)
+                if key and self._call_name(value) in PLACEHOLDERS:
+                    yield inner, key, value
 
     def _containers_of_graph(self, stmts, region, graph, switches, session_at, self_name) -> Set[str]:
         """``pooled = []`` before graph code that fills it (``pooled.append(conv)``): the
@@ -574,6 +698,10 @@ print(program.run("loss", x=data))
                         and node.targets[0].target.value in assigns:
                     assigns[node.targets[0].target.value].append(node.value)
 
+            def visit_Arg(self, node):  # `feed_dict=feed_dict`: the keyword is no use
+                node.value.visit(self)
+                return False
+
             def visit_Name(self, node):
                 if node.value in seen:
                     seen[node.value] += 1
@@ -630,14 +758,17 @@ print(program.run("loss", x=data))
         program = f"{self_name}.{program_name}" if self_name else program_name
         tf_expr = code(ctx.tf(finding, ""))
         dropped = plan["inits"] | plan["savers"]
+        scoped = {id(stmt) for stmt in plan["scoped"]}
         placeholder_stmts = {i for i in plan["graph"] if _assigned_key(stmts[i], self_name)
-                             in plan["placeholders"]}
+                             in plan["placeholders"] or _only_placeholders(stmts[i], scoped)}
         moved = [i for i in plan["graph"]
                  if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
         for i in plan["graph"]:
             finding.remove(stmts[i])
         for i in plan["switches"]:
             finding.remove(stmts[i])
+        for stmt in plan["scoped"]:  # the moved scope block keeps the rest of its body
+            finding.remove(stmt)
         fetched: List[str] = []
         for call in plan["runs"]:
             target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
