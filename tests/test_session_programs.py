@@ -202,3 +202,53 @@ def test_importing_a_migrated_library_leaves_eager_mode_on(tmp_path, tf1_python)
     tf1 = tf1_oracle.run_script(tmp_path / "src" / "user.py", cwd=tmp_path / "src")
     predicted = [line for line in tf1.splitlines() if line.startswith("predict:")]
     assert predicted and predicted[0] in run.stdout.splitlines()
+
+
+MONITORED = '''"""A MonitoredTrainingSession program inside a function, with a StopAtStepHook."""
+import sys
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+
+
+def train(model_dir):
+    rng = np.random.RandomState(0)
+    data = rng.randn(32, 3).astype(np.float32)
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.get_variable("w", [3, 1])  # glorot, unseeded: verify shares TF1's initial values
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+    step = tf.train.get_or_create_global_step()
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    hooks = [tf.train.StopAtStepHook(last_step=10)]
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=model_dir, hooks=hooks) as sess:
+        while not sess.should_stop():
+            _, l, s = sess.run([train_op, loss, step], feed_dict={x: data})
+            print("step %d loss %.6f" % (s, l))
+
+
+if __name__ == "__main__":
+    train(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp())
+'''
+
+
+def test_a_monitored_session_program_is_found_and_runs_in_graph_mode(tmp_path, tf1_python):
+    """#25.1: a MonitoredTrainingSession program in a function was not recognised (no
+    finding, exit 0, then `tf.placeholder() is not compatible with eager execution`). It is
+    now kept in graph mode with a finding saying so, the switch in its function, and its
+    hooks stay TF's own (shims.estimator's eager hooks cannot run in TF's session): equal
+    to real TF 1.15, step by step, from the same initial values."""
+    (tmp_path / "monitored.py").write_text(MONITORED)
+    done = migrate(tmp_path / "monitored.py", tmp_path / "out")
+    assert "TFM501 Session program kept in TF1 graph mode: tf.train.MonitoredTrainingSession" \
+        in done.stdout and "1 remaining" in done.stderr, done.stdout + done.stderr
+    migrated = (tmp_path / "out" / "monitored.py").read_text()
+    assert "def train(model_dir):\n    tf.compat.v1.disable_eager_execution()\n" in migrated
+    assert "tf.compat.v1.train.StopAtStepHook(last_step=10)" in migrated and "shims.estimator" not in migrated
+    done = cli("verify", tmp_path / "monitored.py", tmp_path / "out" / "monitored.py", "--program",
+               "--tf1-python", tf1_python, "--tf1-cache", tf1_oracle.RESULTS, "--program-arg", "{out}",
+               "--format", "json")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    report = json.loads(done.stdout)
+    assert report["ok"] and report["init"]["shared"] and report["tf1"]["tensorflow"] == "1.15.5"
+    assert [line["tf1"][0] for line in report["streams"]["printed"]["lines"]] == list(range(1, 11))

@@ -149,4 +149,4 @@ def tf1_only(name) -> bool:
     return bool(name) and name in _tf1_only_names()
 
 # a TF1 Session being made (TFM104, TFM501)
-SESSION = Needle(("Session",), r"\b(Interactive)?Session\s*\(")
+SESSION = Needle(("Session",), r"Session\s*\(")  # any: tf.Session, MonitoredTrainingSession, ...

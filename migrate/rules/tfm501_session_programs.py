@@ -15,6 +15,10 @@ INITIALIZERS = {"tf.global_variables_initializer", "tf.initialize_all_variables"
                 "tf.local_variables_initializer", "tf.initialize_local_variables",
                 "tf.tables_initializer", "tf.variables_initializer"}
 SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
+# sessions that own hooks, a scaffold and checkpointing: no eager conversion yet, so the
+# program stays in graph mode with a finding (never silently left to crash on TF2)
+MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
+             "tf.train.SingularMonitoredSession"}
 
 
 class _NotAProgram(Exception):
@@ -282,6 +286,12 @@ print(program.run("loss", x=data))
                 and isinstance(call.func.value, cst.Call)
                 and self._call_name(call.func.value) == "tf.Graph" and not call.func.value.args)
 
+    def _monitored(self, stmt) -> Optional[str]:
+        """The TF1 name of a monitored session the statement makes (``with
+        tf.train.MonitoredTrainingSession(...) as sess:``, ``sess = ...``), else None."""
+        values = [item.item for item in stmt.items] if isinstance(stmt, cst.With) else [_value(stmt)]
+        return next((name for name in map(self._call_name, values) if name in MONITORED), None)
+
     def _owned_graph(self, stmts, methods, self_name):
         """``graph = tf.Graph()``, ``with graph.as_default(): <graph code>`` and
         ``tf.Session(graph=graph)``, the graph named nowhere else (tutorials, and classes
@@ -368,6 +378,11 @@ print(program.run("loss", x=data))
         stmts, owned = self._owned_graph(stmts, methods, self_name)
         session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
         if session_at is None:
+            monitored = next((s for s in stmts if self._monitored(s)), None)
+            if monitored is not None:
+                self.ctx.shared.setdefault("sessions_blocked", []).append(
+                    (monitored, f"{self._monitored(monitored)} (hooks, scaffold, checkpoints) has "
+                                "no eager conversion yet", written))
             return
         try:
             plan = self._plan(stmts, session_at, methods, self_name)
@@ -939,6 +954,7 @@ print(program.run("loss", x=data))
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
+            self._graph_mode_hooks(block)
             if explicit:
                 continue
             explicit = True
@@ -955,6 +971,23 @@ print(program.run("loss", x=data))
             else:
                 finding.insert_before(anchor, [switch])
             finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode
+
+    def _graph_mode_hooks(self, block) -> None:
+        """``tf.train.StopAtStepHook`` and the other TF1 hooks in a program kept in graph
+        mode run in TF's own monitored session, which TF 2.21 still has as
+        ``tf.compat.v1.train.*``: not shims.estimator's eager hooks (TFM110's rewrite, made
+        for Estimators), which that session cannot run."""
+        inside: Set[int] = set()
+        for stmt in block:
+            inside |= _ids(stmt)
+        for found in [f for f in self.ctx.findings if f.code == "TFM110" and id(f.node) in inside]:
+            name = self.ctx.v1(found.node)
+            if not (name or "").startswith("tf.train."):
+                continue
+            self.ctx.findings.remove(found)
+            finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2: the "
+                                              "program runs in graph mode, in TF's own session")
+            finding.replace(found.node, self.ctx.tf(finding, "compat.v1." + name[3:]))
 
     def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
         """Where graph mode is switched on: (statement, after?). For a program at module
