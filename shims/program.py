@@ -36,6 +36,7 @@ What makes it behave like the TF1 graph:
 from __future__ import annotations
 
 import contextlib
+import io
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
@@ -168,6 +169,19 @@ def _updates_to_collection(graph):
         layer_class.add_update = original
 
 
+@contextlib.contextmanager
+def _quiet(again: bool):
+    """TF1 built the graph once, so what graph-building code prints (shapes, summaries)
+    came out once; ``build`` is traced once per distinct step here, so the traces after
+    the first print nothing (standard output and error both)."""
+    if not again:
+        yield
+        return
+    sink = io.StringIO()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        yield
+
+
 def _is_op(value) -> bool:
     return isinstance(value, tf.Operation)
 
@@ -196,6 +210,7 @@ class GraphProgram(tf.Module):
         state.concrete = {}     # (fetches, feeds) -> its traced step (a _Step)
         state.ops = set()       # returned names whose value is an op (fetching gives None)
         state.built = False
+        state.traced = False    # build has run once: later traces print nothing (see _quiet)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
 
@@ -320,8 +335,10 @@ class GraphProgram(tf.Module):
             with _updates_to_collection(graph), \
                     tf.variable_creator_scope(_creator), self._state.store.scope(), \
                     tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(),
-                                                custom_getter=self._getter):
+                                                custom_getter=self._getter), \
+                    _quiet(self._state.traced):
                 values = self._build(**args)
+            self._state.traced = True
         finally:
             _BUILDING.program, _BUILDING.graph, _BUILDING.keys = outer
             scopes[:] = saved_scopes

@@ -54,3 +54,39 @@ def test_tf1_api_named_in_prose_is_not_tf1_code():
     assert not tf1_meaning(code + "# was: tf.placeholder(tf.float32) and tf.logging.info\n")
     assert tf1_meaning('"""Docs."""\n' + code + "s = tf.Session()  # a Session\n")
     assert tf1_meaning(code + "tf.logging.info('x')\n")
+
+
+GRAPH_MODE_PROGRAM = """import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3], name="x")
+training = tf.placeholder(tf.bool, [])
+h = tf.layers.batch_normalization(tf.layers.dense(x, 4, name="hidden"), training=training)
+loss = tf.reduce_mean(tf.square(h - 1.0))
+with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+hooks = [tf.train.StopAtStepHook(last_step=5)]
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+feeds = {x: np.ones((4, 3), np.float32), training: True}
+feeds[x] = feeds[x] * 0.5  # a feed_dict changed after it was built: not provable
+print(sess.run([train, loss], feed_dict=feeds)[1])
+"""
+
+
+def test_a_program_kept_in_graph_mode_keeps_tf1_layers_and_hooks():
+    """#25.3: kept in graph mode, TF1's functional layers stay `tf.compat.v1.layers` (a Keras
+    BatchNormalization registers no UPDATE_OPS: its moving statistics never updated) and
+    TF1's hooks stay `tf.compat.v1.train` (shims.estimator's are eager), with every rule on.
+    A second run changes nothing: the switch tells TFM201 the code runs in graph mode."""
+    from migrate.codemod.engine import transform
+    from migrate.codemod.rule import all_rules
+
+    rules = list(all_rules().values())
+    first = transform(GRAPH_MODE_PROGRAM, rules)
+    out = first.new_source
+    assert "tf.compat.v1.disable_eager_execution()" in out
+    assert "tf.compat.v1.layers.batch_normalization(tf.compat.v1.layers.dense(x, 4, name=\"hidden\")" in out
+    assert "tf.compat.v1.train.StopAtStepHook(last_step=5)" in out
+    assert "keras" not in out and "shims.estimator" not in out
+    assert transform(out, rules).new_source is None

@@ -252,3 +252,66 @@ def test_a_monitored_session_program_is_found_and_runs_in_graph_mode(tmp_path, t
     report = json.loads(done.stdout)
     assert report["ok"] and report["init"]["shared"] and report["tf1"]["tensorflow"] == "1.15.5"
     assert [line["tf1"][0] for line in report["streams"]["printed"]["lines"]] == list(range(1, 11))
+
+
+GRAPH_MODE_BATCH_NORM = '''"""Kept in graph mode (a feed_dict mutated after it is built), with batch norm."""
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 4])
+training = tf.placeholder(tf.bool, [])
+h = tf.layers.dense(x, 3, use_bias=False, name="hidden")
+h = tf.layers.batch_normalization(h, training=training, name="bn")
+loss = tf.reduce_mean(tf.square(h - 0.5))
+with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+data = np.random.RandomState(0).randn(8, 4).astype(np.float32) * 3 + 1
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+feeds = {x: data, training: True}
+feeds[x] = data * 0.5
+for step in range(4):
+    sess.run(train, feed_dict=feeds)
+    print("step %d eval loss %.6f" % (step, sess.run(loss, {x: data, training: False})))
+'''
+
+SEEDED_DROPOUT = '''"""Dropout under a graph-level seed, each op seeded; shapes printed while building."""
+import numpy as np
+import tensorflow as tf
+
+tf.set_random_seed(1)
+x = tf.placeholder(tf.float32, [2, 4])
+y = tf.layers.dropout(x, 0.5, training=True, seed=3)
+z = tf.nn.dropout(x, keep_prob=0.5, seed=4)
+print("built", y.shape)
+with tf.Session() as s:
+    for i in range(3):
+        print("layers", s.run(y, {x: np.ones((2, 4), np.float32)}).ravel().tolist())
+        print("nn", s.run(z, {x: np.ones((2, 4), np.float32)}).ravel().tolist())
+'''
+
+
+@pytest.mark.parametrize("name,source", [("batch_norm_graph_mode", GRAPH_MODE_BATCH_NORM),
+                                         ("seeded_dropout", SEEDED_DROPOUT)])
+def test_tf1_semantics_carried_over(tmp_path, tf1_python, name, source):
+    """#25.3 and #25.5 against real TF 1.15. Kept in graph mode, batch norm stays TF1's
+    layer, so its UPDATE_OPS run and the moving statistics update (they stayed 0). Seeded
+    dropout draws TF1's masks on every run, and what graph-building code prints comes out
+    once (it came out once per traced step)."""
+    (tmp_path / f"{name}.py").write_text(source)
+    migrate(tmp_path / f"{name}.py", tmp_path / "out")
+    migrated = (tmp_path / "out" / f"{name}.py").read_text()
+    if name == "batch_norm_graph_mode":
+        assert "tf.compat.v1.layers.batch_normalization(" in migrated, migrated
+    report = equivalent(tf1_python, tmp_path / f"{name}.py", tmp_path / "out" / f"{name}.py")
+    if name == "batch_norm_graph_mode":
+        moving = [v for v in report["variables"] if v["name"] == "bn/moving_mean"]
+        assert moving and moving[0]["ok"], report["variables"]
+    else:
+        tf1 = tf1_oracle.run_script(tmp_path / f"{name}.py")
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+        env.pop("TF_USE_LEGACY_KERAS", None)
+        run = subprocess.run([sys.executable, f"{name}.py"], cwd=tmp_path / "out", capture_output=True,
+                             text=True, timeout=300, env=env)
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert run.stdout.splitlines() == tf1.splitlines()  # masks, and "built" printed once

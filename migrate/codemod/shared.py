@@ -109,3 +109,28 @@ def target(name: str) -> Optional[str]:
         if name == prefix or name.startswith(prefix + "."):
             return "estimator." + SUPPORTED[prefix] + name[len(prefix):]
     return None
+
+
+# -- TF1 graph mode (TFM201, TFM501) ----------------------------------------------
+# the calls that put the process in TF1 graph mode, as ctx.v1 names them
+GRAPH_SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
+
+
+def is_graph_switch(ctx, stmt) -> bool:
+    """``tf.compat.v1.disable_eager_execution()`` (or ``disable_v2_behavior()``) as a statement."""
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Call)
+            and ctx.v1(stmt.body[0].value.func) in GRAPH_SWITCHES)
+
+
+def in_graph_mode(ctx) -> bool:
+    """Does the code being visited run in TF1 graph mode: the module, or a function that
+    encloses it, switches graph mode on as a statement of its own body? There TF1's
+    functional layers are right as they are (their variables, UPDATE_OPS and dropout
+    streams are TF1's); Keras objects are for eager code."""
+    if "module_graph_mode" not in ctx.shared:
+        ctx.shared["module_graph_mode"] = any(is_graph_switch(ctx, s) for s in ctx.module.body)
+    if ctx.shared["module_graph_mode"]:
+        return True
+    return any(isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
+               and any(is_graph_switch(ctx, s) for s in node.body.body) for node in ctx.stack)

@@ -3,7 +3,8 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
-from migrate.codemod.shared import target
+from migrate.codemod.cstutil import code
+from migrate.codemod.shared import in_graph_mode, target
 
 # estimator APIs with no shims home: the Keras way to do the same
 KERAS_INSTEAD = {
@@ -58,6 +59,14 @@ estimator = shims.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
         if not name:
             return
         new = target(name)
+        if new is not None and name.startswith("tf.train.") and in_graph_mode(self.ctx):
+            # a hook in graph-mode code runs in TF's own monitored session, which TF 2.21
+            # still has: tf.compat.v1.train.*, not shims.estimator's eager hooks
+            if "compat" not in code(node):
+                finding = self.report(node, f"{name} is tf.compat.v1.{name[3:]} in TF2 graph mode "
+                                            "(TF's own monitored session runs it)")
+                finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
+            return
         if new is not None:
             finding = self.report(node, f"{name} is gone in TF 2.16+: shims.{new.split('(')[0]} "
                                         "runs it with TF 1.15's semantics")

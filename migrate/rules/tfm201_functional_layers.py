@@ -9,6 +9,7 @@ from migrate.codemod.resolver import local_names
 from migrate.codemod import needles
 from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
 from migrate.codemod.rule import Rule
+from migrate.codemod.shared import in_graph_mode
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
@@ -106,7 +107,27 @@ def encoder(x):
         spec = LAYERS.get(function)
         if spec is None:
             return
+        if in_graph_mode(self.ctx):
+            self._graph_mode(node, function)
+            return
         self._convert(node, function, spec)
+
+    def _graph_mode(self, node: cst.Call, function: str) -> None:
+        """Code that runs in TF1 graph mode (the module or its function switches it on)
+        keeps TF1's functional layer as ``tf.compat.v1.layers``: a Keras object there
+        registers no UPDATE_OPS (batch norm's moving statistics never update) and draws
+        other dropout masks."""
+        root = node.func
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        through_v1 = isinstance(root, cst.Name) and \
+            self.ctx.resolver.aliases.get(root.value, "").startswith("tensorflow.compat.v1")
+        if through_v1 or "compat" in code(node.func):
+            return  # already TF1's layer in TF2 (`import tensorflow.compat.v1 as tf`)
+        finding = self.report(node, f"tf.layers.{function} is tf.compat.v1.layers.{function} in TF2 "
+                                    "graph mode (TF1's variables, UPDATE_OPS and dropout masks)")
+        finding.replace(node.func, self.ctx.tf(finding, f"compat.v1.layers.{function}"))
+        finding.add_import("import shims")  # tf_keras: tf.compat.v1.layers exists there only
 
     # -- conversion ----------------------------------------------------------------
     def _convert(self, node: cst.Call, function: str, spec) -> None:

@@ -17,6 +17,15 @@ INITIALIZERS = {"tf.global_variables_initializer", "tf.initialize_all_variables"
 SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
 # sessions that own hooks, a scaffold and checkpointing: no eager conversion yet, so the
 # program stays in graph mode with a finding (never silently left to crash on TF2)
+# random ops TF1 seeded from the graph-level seed and the op's position in the graph when
+# given no seed of their own (ctx.v1 names)
+RANDOM_OPS = {"tf.nn.dropout", "tf.layers.dropout", "tf.random_normal", "tf.random_uniform",
+              "tf.truncated_normal", "tf.random.normal", "tf.random.uniform",
+              "tf.random.truncated_normal", "tf.multinomial", "tf.random.categorical",
+              "tf.random_shuffle", "tf.random.shuffle", "tf.random_crop", "tf.image.random_crop",
+              "tf.image.random_flip_left_right", "tf.image.random_flip_up_down",
+              "tf.image.random_brightness", "tf.image.random_contrast"}
+GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set_seed"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
 
@@ -778,6 +787,7 @@ print(program.run("loss", x=data))
                              in plan["placeholders"] or _only_placeholders(stmts[i], scoped)}
         moved = [i for i in plan["graph"]
                  if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
+        self._unseeded_note(anchor, [stmts[i] for i in moved])
         for i in plan["graph"]:
             finding.remove(stmts[i])
         for i in plan["switches"]:
@@ -851,6 +861,24 @@ print(program.run("loss", x=data))
             options = plan["saver_options"][owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(program, kind, options))
         return finding
+
+    def _unseeded_note(self, anchor, graph_code) -> None:
+        """Under ``tf.set_random_seed(s)``, TF1 seeded each random op given no seed of its
+        own from the op's position in the graph (its op count), which TF2 does not
+        reproduce: the converted program draws other dropout masks and random values than
+        the TF1 program did. Said, not hidden (report-only)."""
+        calls = [c for c in _collect(self.ctx.module).calls if self._call_name(c) in GRAPH_SEEDS]
+        if not calls:
+            return
+        unseeded = sorted({self._call_name(c) for c in _collect(*graph_code).calls
+                           if self._call_name(c) in RANDOM_OPS
+                           and not any(a.keyword is not None and a.keyword.value == "seed"
+                                       for a in c.args)})
+        if unseeded:
+            self.report(anchor, f"random values differ from TF1's: under tf.set_random_seed, TF1 "
+                                f"seeded {', '.join(unseeded)} (no seed= of its own) from its "
+                                "position in the graph, which TF2 does not reproduce; give each a "
+                                "seed= in the TF1 program and its migration for the same draws")
 
     def _statement_of(self, call, stmts):
         """The simple statement that is exactly ``call`` (an initializer run, a close)."""
@@ -954,7 +982,7 @@ print(program.run("loss", x=data))
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
-            self._graph_mode_hooks(block)
+            self._graph_mode_names(block, module)
             if explicit:
                 continue
             explicit = True
@@ -972,22 +1000,31 @@ print(program.run("loss", x=data))
                 finding.insert_before(anchor, [switch])
             finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode
 
-    def _graph_mode_hooks(self, block) -> None:
-        """``tf.train.StopAtStepHook`` and the other TF1 hooks in a program kept in graph
-        mode run in TF's own monitored session, which TF 2.21 still has as
-        ``tf.compat.v1.train.*``: not shims.estimator's eager hooks (TFM110's rewrite, made
-        for Estimators), which that session cannot run."""
+    def _graph_mode_names(self, block, module: cst.Module) -> None:
+        """A program kept in graph mode keeps TF1's own objects where other rules made eager
+        ones: functional ``tf.layers.*`` stay ``tf.compat.v1.layers.*`` (TFM201's Keras
+        objects register no UPDATE_OPS, so batch norm's moving statistics never update, and
+        draw other dropout masks), and ``tf.train.StopAtStepHook`` and the other hooks stay
+        ``tf.compat.v1.train.*`` (TFM110's shims.estimator hooks are eager; TF's monitored
+        session cannot run them). The block, and the module-level functions it calls."""
+        called = {c.func.value for c in _collect(*block).calls if isinstance(c.func, cst.Name)}
+        region = [*block, *(s for s in module.body if isinstance(s, cst.FunctionDef)
+                            and s.name.value in called)]
         inside: Set[int] = set()
-        for stmt in block:
+        for stmt in region:
             inside |= _ids(stmt)
-        for found in [f for f in self.ctx.findings if f.code == "TFM110" and id(f.node) in inside]:
-            name = self.ctx.v1(found.node)
-            if not (name or "").startswith("tf.train."):
+        for found in [f for f in self.ctx.findings if id(f.node) in inside and f.fixable
+                      and f.code in ("TFM110", "TFM201")]:
+            name = self.ctx.v1(found.node.func if isinstance(found.node, cst.Call) else found.node)
+            if found.code == "TFM110" and (name or "").startswith("tf.train."):
+                node, why = found.node, "the program runs in graph mode, in TF's own session"
+            elif found.code == "TFM201" and (name or "").startswith("tf.layers."):
+                node, why = found.node.func, "graph mode (TF1's variables, UPDATE_OPS and dropout masks)"
+            else:
                 continue
             self.ctx.findings.remove(found)
-            finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2: the "
-                                              "program runs in graph mode, in TF's own session")
-            finding.replace(found.node, self.ctx.tf(finding, "compat.v1." + name[3:]))
+            finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
+            finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
 
     def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
         """Where graph mode is switched on: (statement, after?). For a program at module
