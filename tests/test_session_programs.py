@@ -222,9 +222,11 @@ def train(model_dir):
     train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
     hooks = [tf.train.StopAtStepHook(last_step=10)]
     with tf.train.MonitoredTrainingSession(checkpoint_dir=model_dir, hooks=hooks) as sess:
+        done = 0  # (the step fetched with train_op may be read before or after it is bumped)
         while not sess.should_stop():
-            _, l, s = sess.run([train_op, loss, step], feed_dict={x: data})
-            print("step %d loss %.6f" % (s, l))
+            _, l = sess.run([train_op, loss], feed_dict={x: data})
+            done += 1
+            print("step %d loss %.6f" % (done, l))
 
 
 if __name__ == "__main__":
