@@ -1,9 +1,11 @@
 """tf-migrate ckpt with real checkpoints: TF1 Saver, tf.train.Checkpoint of shim layers,
 Keras 3 and legacy Keras models, Keras .weights.h5; every failure mode and exit code."""
+import inspect
 import json
 import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ import pytest
 pytest.importorskip("tensorflow")
 import shims  # noqa: E402
 import tensorflow as tf  # noqa: E402
+
+import tf1_oracle  # noqa: E402
 
 v1 = tf.compat.v1
 
@@ -28,20 +32,31 @@ def net(x):
         return v1.layers.dense(h, 2, name="out")
 
 
+SAVE_TF1 = """
+import tensorflow as tf
+v1 = tf.compat.v1
+{functions}
+{name}(v1.placeholder(tf.float32, [None, {in_dim}]))
+saver = v1.train.Saver()
+with v1.Session() as session:
+    session.run(v1.global_variables_initializer())
+    for i, v in enumerate(v1.global_variables()):
+        session.run(v.assign(tf.fill(v.shape, 0.1 * (i + 1) + {shift})))
+    saver.save(session, "model")
+"""
+
+
 def save_tf1(directory, fn=net, shift=0.0, in_dim=3):
-    with tf.Graph().as_default():
-        fn(v1.placeholder(tf.float32, [None, in_dim]))
-        saver = v1.train.Saver()
-        with v1.Session() as session:
-            v1.set_random_seed(0)
-            session.run(v1.global_variables_initializer())
-            for i, v in enumerate(v1.global_variables()):
-                session.run(v.assign(tf.fill(v.shape, 0.1 * (i + 1) + shift)))
-            return saver.save(session, os.path.join(str(directory), "model"))
+    """A Saver checkpoint of ``fn``'s variables written by real TF 1.15 (the function's own
+    source runs there: TF 1.15 has tf.compat.v1 too), each variable filled with a value of
+    its own; returns its prefix."""
+    functions = "\n".join(textwrap.dedent(inspect.getsource(f)) for f in dict.fromkeys([net, fn]))
+    code = SAVE_TF1.format(functions=functions, name=fn.__name__, in_dim=in_dim, shift=shift)
+    return os.path.join(tf1_oracle.copy(code, directory), "model")
 
 
 @pytest.fixture
-def tf1(tmp_path):
+def tf1(tmp_path, tf1_python):
     return save_tf1(tmp_path / "tf1")
 
 
@@ -252,47 +267,26 @@ def test_convert_with_model_factory(tf1, tmp_path):
     assert bad.returncode == 2 and "no callable" in bad.stderr
 
 
-def test_streamed_comparison_across_chunks(tmp_path):
+def test_streamed_comparison_across_chunks(tmp_path, tf1_python):
     """A tensor larger than one streamed chunk (8 MB), differing only in its last chunk."""
-    values = np.arange(3 * 2**20, dtype=np.float32)  # 12 MB: one full chunk and a tail
-
-    def save(directory, data):
-        with tf.Graph().as_default():
-            v = v1.Variable(data, name="big")
-            saver = v1.train.Saver([v])
-            with v1.Session() as session:
-                session.run(v1.global_variables_initializer())
-                return saver.save(session, str(directory / "model"))
-
-    a = save(tmp_path / "a", values)
-    same = save(tmp_path / "same", values.copy())
-    changed = values.copy()
-    changed[-5] += 2.5
-    b = save(tmp_path / "b", changed)
+    big = "[('big', np.arange(3 * 2**20, dtype=np.float32) + np.eye(1, 3 * 2**20, 3 * 2**20 - 5, dtype=np.float32)[0] * {})]"  # 12 MB: one full chunk and a tail
+    a = tf1_oracle.save_variables(tmp_path / "a", big.format(0.0))
+    same = tf1_oracle.save_variables(tmp_path / "same", big.format(0.0))
+    b = tf1_oracle.save_variables(tmp_path / "b", big.format(2.5))
     assert compare(a, same)[0].returncode == 0
     out, data = compare(a, b)
     assert out.returncode == 1
     assert data["mismatched"][0]["max_abs"] == pytest.approx(2.5)
 
 
-def test_ls_and_compare_are_readable_at_80_columns(tmp_path):
+def test_ls_and_compare_are_readable_at_80_columns(tmp_path, tf1_python):
     """#16: at 80 columns every name is shown whole (one entry per block when the table
     does not fit), missing and unexpected entries keep their shapes."""
     long = "encoder/layer_with_a_rather_long_name_0/attention/self/query_projection/kernel"
-    with tf.Graph().as_default():
-        variables = [v1.Variable(np.ones((3, 4), np.float32), name=long),
-                     v1.Variable(np.ones((2,), np.float32), name="only_in_old/bias")]
-        saver = v1.train.Saver(variables)
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            old = saver.save(session, str(tmp_path / "old" / "model"), write_meta_graph=False)
-    with tf.Graph().as_default():
-        variables = [v1.Variable(np.ones((3, 4), np.float32), name=long),
-                     v1.Variable(np.ones((5, 5), np.float32), name="only_in_new/kernel")]
-        saver = v1.train.Saver(variables)
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            new = saver.save(session, str(tmp_path / "new" / "model"), write_meta_graph=False)
+    old = tf1_oracle.save_variables(tmp_path / "old", f"[({long!r}, np.ones((3, 4), np.float32)), "
+                                           "('only_in_old/bias', np.ones((2,), np.float32))]")
+    new = tf1_oracle.save_variables(tmp_path / "new", f"[({long!r}, np.ones((3, 4), np.float32)), "
+                                           "('only_in_new/kernel', np.ones((5, 5), np.float32))]")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="80")
     exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
     listed = subprocess.run([exe, "ckpt", "ls", old], capture_output=True, text=True, env=env)

@@ -26,21 +26,17 @@ from migrate.checkpoints.ckpt import CkptError, compare, open_side, verify_side 
 from migrate.checkpoints.names import NameMap  # noqa: E402
 from test_ckpt import cli  # noqa: E402
 
-v1 = tf.compat.v1
+import tf1_oracle  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory):
+def checkpoints(tmp_path_factory, tf1_python):
     """A TF1 Saver checkpoint and a TF2 object checkpoint with strings and bfloat16."""
     root = tmp_path_factory.mktemp("ckpts")
-    with tf.Graph().as_default():
-        variables = [v1.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="dense/kernel"),
-                     v1.Variable(np.array([1, 2], np.int64), name="dense/step"),
-                     v1.Variable(np.array([b"vocab", b"", b"\xc3\xb6"]), name="vocab")]
-        saver = v1.train.Saver(variables)
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            tf1 = saver.save(session, str(root / "tf1" / "model"), write_meta_graph=False)
+    tf1 = tf1_oracle.save_variables(  # written by real TF 1.15
+        root / "tf1", "[('dense/kernel', np.arange(6, dtype=np.float32).reshape(2, 3)), "
+                      "('dense/step', np.array([1, 2], np.int64)), "
+                      "('vocab', np.array([b'vocab', b'', b'\\xc3\\xb6']))]")
     tf2 = tf.train.Checkpoint(
         w=tf.Variable(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)),
         half=tf.Variable(tf.constant([1.5, -2.0], tf.bfloat16)),
@@ -350,29 +346,30 @@ def test_convert_keeps_string_variables(checkpoints, tmp_path, direction):
     assert cli("ckpt", "compare", source, tmp_path / "out").returncode == 0
 
 
-def test_partitioned_variables_fall_back_to_tensorflow(tmp_path):
-    """#12.12: partitioned-variable slices used to raise UnicodeDecodeError."""
-    with tf.Graph().as_default():
-        v1.get_variable("w", shape=[10, 3], partitioner=v1.fixed_size_partitioner(3))
-        saver = v1.train.Saver()
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            prefix = saver.save(session, str(tmp_path / "model"), write_meta_graph=False)
+PARTITIONED = """
+import tensorflow as tf
+tf.get_variable("w", shape=[10, 3], partitioner=tf.fixed_size_partitioner(3))
+with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    tf.train.Saver().save(session, "model", write_meta_graph=False)
+"""
+
+
+def test_partitioned_variables_fall_back_to_tensorflow(tmp_path, tf1_python):
+    """#12.12: partitioned-variable slices used to raise UnicodeDecodeError (a checkpoint
+    real TF 1.15 wrote)."""
+    prefix = os.path.join(tf1_oracle.copy(PARTITIONED, tmp_path / "tf1"), "model")
     out = cli("ckpt", "ls", prefix, "--verify", "--format", "json")
     assert out.returncode == 0, out.stderr
     assert [(r["name"], r["shape"]) for r in __import__("json").loads(out.stdout)["variables"]] == [("w", [10, 3])]
     assert cli("ckpt", "compare", prefix, prefix).returncode == 0
 
 
-def test_many_small_tensors_compare_quickly_enough_to_finish(tmp_path):
+def test_many_small_tensors_compare_quickly_enough_to_finish(tmp_path, tf1_python):
     """#12.20 (speed is measured in benchmarks/ckpt_compare.py --small): every one of
     2,000 tensors is compared and checked."""
-    with tf.Graph().as_default():
-        variables = [v1.Variable(np.full((2, 2), i, np.float32), name=f"v{i}") for i in range(2000)]
-        saver = v1.train.Saver(variables)
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            prefix = saver.save(session, str(tmp_path / "model"), write_meta_graph=False)
+    prefix = tf1_oracle.save_variables(
+        tmp_path / "tf1", "[('v%d' % i, np.full((2, 2), i, np.float32)) for i in range(2000)]")
     result = compare(open_side(prefix), open_side(prefix), NameMap.load(None))
     assert result["ok"] and len(result["matched"]) == 2000
     verify_side(open_side(prefix, everything=True))

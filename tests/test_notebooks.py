@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+import tf1_oracle
 from test_cli import cli, write
 
 
@@ -120,12 +121,8 @@ TUTORIAL = [
 ]
 
 RUN_CELLS = r"""
-import json, re, sys
-cells = json.load(open(sys.argv[1]))["cells"]
-if sys.argv[2] == "tf1":  # the TF1 reference: graph mode, as TF 1.x ran it
-    import tensorflow.compat.v1 as v1
-    v1.disable_v2_behavior()
-    sys.modules["tensorflow"] = v1
+import io, json, re, sys
+cells = json.load(io.open(sys.argv[1], encoding="utf-8"))["cells"]
 namespace = {"__name__": "__main__"}
 for cell in cells:
     if cell["cell_type"] != "code":
@@ -137,18 +134,21 @@ for cell in cells:
 
 
 def run_cells(path, mode):
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    """The notebook's code cells run in order, on real TF 1.15 (``tf1``) or on TF 2.21 with
+    the default Keras (``tf2``); the LOSS/ACCURACY lines they print."""
     if mode == "tf1":
-        env["TF_USE_LEGACY_KERAS"] = "1"
+        stdout = tf1_oracle.run(RUN_CELLS, path)
     else:
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
         env.pop("TF_USE_LEGACY_KERAS", None)
-    done = subprocess.run([sys.executable, "-c", RUN_CELLS, str(path), mode], capture_output=True,
-                          text=True, env=env, timeout=300)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return [line.split() for line in done.stdout.splitlines() if line.startswith(("LOSS", "ACCURACY"))]
+        done = subprocess.run([sys.executable, "-c", RUN_CELLS, str(path)], capture_output=True,
+                              text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr[-3000:]
+        stdout = done.stdout
+    return [line.split() for line in stdout.splitlines() if line.startswith(("LOSS", "ACCURACY"))]
 
 
-def test_a_tutorial_notebook_runs_cell_by_cell_on_tf2(tmp_path, cache):
+def test_a_tutorial_notebook_runs_cell_by_cell_on_tf2(tmp_path, cache, tf1_python):
     """Placeholders, a Session and its loop spread over cells: migrated as one program
     (TFM501), then executed cell by cell on TF 2.21 with the default Keras; every loss
     and the accuracy equal the TF1 run of the original cells."""

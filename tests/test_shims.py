@@ -1,8 +1,11 @@
-"""shims with real TensorFlow: TF1 graph + Saver -> legacy_layer, strict loading,
+"""shims with real TensorFlow: a TF1 graph + Saver made on real TF 1.15 -> legacy_layer, strict loading,
 regularization, tf.Module flavour, the Keras-3-first path, contrib math."""
+import inspect
+import json
 import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -10,6 +13,8 @@ import pytest
 pytest.importorskip("tensorflow")
 import shims  # noqa: E402  (before tensorflow: selects tf_keras)
 import tensorflow as tf  # noqa: E402
+
+import tf1_oracle  # noqa: E402
 
 v1 = tf.compat.v1
 
@@ -31,26 +36,44 @@ def model(x, training=False):
             return v1.layers.dense(h * scale, 2)
 
 
+TF1_RUN = """
+import json
+import numpy as np
+import tensorflow as tf
+v1 = tf.compat.v1
+{functions}
+inputs = np.array({inputs}, np.float32)
+holder = v1.placeholder(tf.float32, inputs.shape)
+out = {name}(holder)
+reg = v1.losses.get_regularization_losses()
+saver = v1.train.Saver()
+with v1.Session() as session:
+    session.run(v1.global_variables_initializer())
+    for v in v1.global_variables():
+        session.run(v.assign(v + 0.05 * tf.ones_like(v)))
+    value = session.run(out, {{holder: inputs}})
+    reg_value = float(session.run(v1.add_n(reg))) if reg else 0.0
+    saver.save(session, "model")
+names = sorted(v.op.name for v in v1.global_variables())
+json.dump({{"value": value.tolist(), "reg": reg_value, "names": names}}, open("result.json", "w"))
+"""
+
+
 def tf1_run(fn, inputs, directory):
-    """Build fn in TF1 graph mode, move variables off init, save; return outputs, reg loss, names."""
-    with tf.Graph().as_default():
-        holder = v1.placeholder(tf.float32, inputs.shape)
-        out = fn(holder)
-        reg = v1.losses.get_regularization_losses()
-        saver = v1.train.Saver()
-        with v1.Session() as session:
-            session.run(v1.global_variables_initializer())
-            for v in v1.global_variables():
-                session.run(v.assign(v + 0.05 * tf.ones_like(v)))
-            value = session.run(out, {holder: inputs})
-            reg_value = session.run(v1.add_n(reg)) if reg else 0.0
-            path = saver.save(session, os.path.join(directory, "model"))
-        names = sorted(v.op.name for v in v1.global_variables())
-    return value, reg_value, names, path
+    """On real TF 1.15: build ``fn`` (its own source, with the regularizer), move the
+    variables off their initial values, save; returns outputs, regularization loss,
+    variable names and the checkpoint prefix (copied into ``directory``)."""
+    functions = "\n".join(textwrap.dedent(inspect.getsource(f)) for f in (regularizer, model, fn))
+    code = TF1_RUN.format(functions=functions, inputs=inputs.tolist(), name=fn.__name__)
+    folder = tf1_oracle.copy(code, os.path.join(directory, "tf1"))
+    with open(os.path.join(folder, "result.json")) as handle:
+        result = json.load(handle)
+    return (np.array(result["value"], np.float32), result["reg"], result["names"],
+            os.path.join(folder, "model"))
 
 
 @pytest.fixture(scope="module")
-def reference(tmp_path_factory):
+def reference(tmp_path_factory, tf1_python):
     inputs = np.random.RandomState(0).standard_normal((3, 5)).astype(np.float32)
     value, reg, names, path = tf1_run(model, inputs, str(tmp_path_factory.mktemp("tf1")))
     return inputs, value, reg, names, path
@@ -95,7 +118,7 @@ def test_strict_load_names_what_is_missing(reference, tmp_path):
     assert not report.ok and len(report.missing) == 1 and "extra" in report.missing[0]
 
 
-def test_shape_mismatch_is_reported(tmp_path):
+def test_shape_mismatch_is_reported(tmp_path, tf1_python):
     def small(x):
         return v1.layers.dense(x, 3, name="fc")
 
@@ -196,38 +219,51 @@ def test_keras3_already_imported_path():
 
 
 # -- contrib ------------------------------------------------------------------------
-def graph_vars(fn, shape):
-    with tf.Graph().as_default():
-        fn(v1.placeholder(tf.float32, shape))
-        return sorted((v.op.name, v.shape.as_list()) for v in v1.global_variables())
+CONTRIB = """
+import json
+import numpy as np
+import tensorflow as tf
+x = tf.constant(np.array({x}, np.float32))
+out = {tf1}
+values = {{}}
+with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    for i, v in enumerate(tf.global_variables()):  # values of their own, not random ones
+        value = np.arange(np.prod(v.shape.as_list()), dtype=np.float32).reshape(v.shape.as_list())
+        values[v.op.name] = (np.sin(value) * 0.5 + 0.1 * i).tolist()
+        session.run(v.assign(values[v.op.name]))
+    print(json.dumps({{"values": values, "out": session.run(out).tolist()}}))
+"""
 
 
-def test_layer_norm_names_and_math():
-    assert graph_vars(lambda x: shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1),
-                      [2, 5]) == [("LayerNorm/beta", [5]), ("LayerNorm/gamma", [5])]
+def contrib_against_tf1(tf1, shim, x):
+    """``tf1`` (a ``tf.contrib`` call on ``x``) on real TF 1.15 and ``shim`` (a function of
+    the input) under shims.legacy_layer: the same variable names and shapes, and, with the
+    same values in them, the same output."""
+    want = json.loads(tf1_oracle.run(CONTRIB.format(x=x.tolist(), tf1=tf1)))
+    layer = shims.legacy_layer(shim)
+    layer(x)
+    names = {v.name.split(":")[0]: v for v in layer.variables}
+    assert sorted(names) == sorted(want["values"]), (sorted(names), sorted(want["values"]))
+    for name, value in want["values"].items():
+        names[name].assign(np.array(value, np.float32))
+    np.testing.assert_allclose(layer(x).numpy(), np.array(want["out"], np.float32), rtol=1e-5, atol=1e-6)
+
+
+def test_layer_norm_names_and_math(tf1_python):
     x = np.random.RandomState(1).standard_normal((2, 3, 5)).astype(np.float32)
-    layer = shims.legacy_layer(lambda t: shims.contrib.layer_norm(t, begin_norm_axis=-1,
-                                                                  begin_params_axis=-1))
-    got = layer(x).numpy()
-    mean = x.mean(-1, keepdims=True)
-    var = x.var(-1, keepdims=True)
-    np.testing.assert_allclose(got, (x - mean) / np.sqrt(var + 1e-12), rtol=1e-4, atol=1e-5)
+    contrib_against_tf1("tf.contrib.layers.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)",
+                        lambda t: shims.contrib.layer_norm(t, begin_norm_axis=-1, begin_params_axis=-1), x)
     # begin_norm_axis=1 (the contrib default) normalizes over every axis but the batch
-    full = shims.legacy_layer(lambda t: shims.contrib.layer_norm(t))(x).numpy()
-    flat = x.reshape(2, -1)
-    expected = ((flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-12))
-    np.testing.assert_allclose(full, expected.reshape(x.shape), rtol=1e-4, atol=1e-5)
+    contrib_against_tf1("tf.contrib.layers.layer_norm(x)", lambda t: shims.contrib.layer_norm(t), x)
 
 
-def test_fully_connected_names_and_math():
-    assert graph_vars(lambda x: shims.contrib.fully_connected(x, 3), [2, 4]) == \
-        [("fully_connected/biases", [3]), ("fully_connected/weights", [4, 3])]
-    layer = shims.legacy_layer(lambda t: shims.contrib.fully_connected(t, 3, scope="fc"))
+def test_fully_connected_names_and_math(tf1_python):
     x = np.random.RandomState(2).standard_normal((2, 4)).astype(np.float32)
-    out = layer(x).numpy()
-    weights = [v for v in layer.variables if "weights" in v.name][0].numpy()
-    biases = [v for v in layer.variables if "biases" in v.name][0].numpy()
-    np.testing.assert_allclose(out, np.maximum(x @ weights + biases, 0), rtol=1e-5, atol=1e-6)
+    contrib_against_tf1("tf.contrib.layers.fully_connected(x, 3)",
+                        lambda t: shims.contrib.fully_connected(t, 3), x)
+    contrib_against_tf1("tf.contrib.layers.fully_connected(x, 3, scope='fc')",
+                        lambda t: shims.contrib.fully_connected(t, 3, scope="fc"), x)
 
 
 def test_flatten_and_l2_regularizer():

@@ -35,13 +35,11 @@ def first_batch():
 
 TF1_RUN = '''
 import json, sys, runpy
-import tensorflow.compat.v1 as v1
-v1.disable_v2_behavior()
-sys.modules["tensorflow"] = v1
+import tensorflow as tf
 module = runpy.run_path(sys.argv[1])
-with v1.Session() as session:
+with tf.Session() as session:
     batch, types = module["first_batch"]()
-    print(json.dumps({"describe": module["describe"](v1.placeholder(v1.float32, [2, 7])),
+    print(json.dumps({"describe": module["describe"](tf.placeholder(tf.float32, [2, 7])),
                       "batch": session.run(batch).tolist(), "types": types.name}))
 '''
 
@@ -55,11 +53,11 @@ print(json.dumps({"describe": module["describe"](tf.zeros([2, 7])),
 '''
 
 
-def run(script, path, legacy):
+def run(script, path):
+    """What ``script`` prints last (JSON) for the migrated module at ``path`` on TF 2.21 with
+    the default Keras."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)
-    if legacy:
-        env["TF_USE_LEGACY_KERAS"] = "1"
     proc = subprocess.run([sys.executable, "-c", script, str(path)], env=env, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -77,11 +75,16 @@ def upgrade(tmp_path, name, source):
     return original, (tmp_path / "out" / name).read_text()
 
 
-def test_shapes_flags_logging_and_dataset_methods_run_after_migration(tmp_path):
+def tf1_run(script, path):
+    """What ``script`` prints last (JSON) for the module at ``path`` on real TF 1.15."""
+    return json.loads(tf1_oracle.run(script, path).strip().splitlines()[-1])
+
+
+def test_shapes_flags_logging_and_dataset_methods_run_after_migration(tmp_path, tf1_python):
     legacy, migrated = upgrade(tmp_path, "legacy.py", LEGACY)
     assert ".value" not in migrated and "make_one_shot_iterator()" not in migrated
-    want = run(TF1_RUN, legacy, legacy=True)
-    got = run(TF2_RUN, tmp_path / "out" / "legacy.py", legacy=False)
+    want = tf1_run(TF1_RUN, legacy)
+    got = run(TF2_RUN, tmp_path / "out" / "legacy.py")
     assert want == got == {"describe": [[2, 7], 2, 7, 5], "batch": [0.0, 1.0, 2.0, 3.0],
                            "types": "float64"}
 
@@ -203,12 +206,10 @@ def compute():
 POSITIONAL_TF1 = '''
 import json, runpy, sys
 import numpy as np
-import tensorflow.compat.v1 as v1
-v1.disable_v2_behavior()
-sys.modules["tensorflow"] = v1
+import tensorflow as tf
 module = runpy.run_path(sys.argv[1])
-v1.set_random_seed(1)
-with v1.Session() as session:
+tf.set_random_seed(1)
+with tf.Session() as session:
     out = session.run(module["compute"]())
 print(json.dumps({k: np.asarray(v).astype(str if v.dtype == object else float).tolist()
                   for k, v in out.items()}))
@@ -226,14 +227,14 @@ print(json.dumps({k: np.asarray(v).astype(str if v.dtype == object else float).t
 '''
 
 
-def test_positional_arguments_keep_their_tf1_meaning(tmp_path):
+def test_positional_arguments_keep_their_tf1_meaning(tmp_path, tf1_python):
     """TF1 calls whose positional order or parameters changed in TF2 (seed landing on dtype,
     a removed partition_strategy, use_cudnn_on_gpu, strict, pool's dilation/strides) compute
     what they computed in TF1, in a file where nothing else says "TF1"."""
     legacy, migrated = upgrade(tmp_path, "legacy.py", POSITIONAL)
     assert "tf.multinomial" not in migrated and "seed=5" in migrated
-    want = run(POSITIONAL_TF1, legacy, legacy=True)
-    got = run(POSITIONAL_TF2, tmp_path / "out" / "legacy.py", legacy=False)
+    want = tf1_run(POSITIONAL_TF1, legacy)
+    got = run(POSITIONAL_TF2, tmp_path / "out" / "legacy.py")
     assert want == got
     assert want["by_mod"] == [[12.0, 13.0], [8.0, 9.0], [2.0, 3.0]]  # mod: shard id % 2, row id // 2
 

@@ -140,3 +140,56 @@ AS_SCRIPT = "import runpy, sys\nsys.argv = sys.argv[1:]\nrunpy.run_path(sys.argv
 def run_script(source, *args, **kwargs):
     """stdout of ``python SOURCE ARGS...`` on real TF 1.15 (cached as ``run`` caches)."""
     return run(AS_SCRIPT, source, *args, **kwargs)
+
+
+def saved(code, *args):
+    """A folder holding what TF1 ``code`` wrote into its working directory, made once on
+    real TF 1.15 and cached by the code and its arguments. Relative paths keep a Saver's
+    ``checkpoint`` file valid wherever the folder is copied. Read it or copy it (``copy``);
+    never change it."""
+    python = interpreter()
+    key = hashlib.sha256(json.dumps([code, python, *map(str, args)]).encode()).hexdigest()
+    folder = os.path.join(RESULTS, "files-" + key)
+    if os.path.isfile(os.path.join(folder, ".made")):
+        return folder
+    work = f"{folder}.{os.getpid()}.tmp"
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    env.pop("TF2_BEHAVIOR", None)
+    proc = subprocess.run([python, "-c", code, *map(str, args)], capture_output=True, text=True,
+                          timeout=900, cwd=work, env=env)
+    if proc.returncode:
+        shutil.rmtree(work, ignore_errors=True)
+        raise AssertionError("the real TF 1.15 run failed:\n" + proc.stderr[-3000:])
+    open(os.path.join(work, ".made"), "w").close()
+    try:
+        os.rename(work, folder)
+    except OSError:  # another test process made it first
+        shutil.rmtree(work, ignore_errors=True)
+    return folder
+
+
+def copy(code, destination, *args):
+    """``saved(code, *args)`` copied to ``destination`` (a new folder); returns it."""
+    shutil.copytree(saved(code, *args), destination, ignore=shutil.ignore_patterns(".made"))
+    return str(destination)
+
+
+SAVE_VARIABLES = """
+import numpy as np
+import tensorflow as tf
+v1 = tf.compat.v1
+variables = [v1.Variable(value, name=name) for name, value in {variables}]
+saver = v1.train.Saver(variables)
+with v1.Session() as session:
+    session.run(v1.global_variables_initializer())
+    saver.save(session, "model", write_meta_graph=False)
+"""
+
+
+def save_variables(directory, variables):
+    """A Saver checkpoint written by real TF 1.15 into ``directory``: ``variables`` is a
+    Python expression (numpy as np) for (name, value) pairs. Returns its prefix."""
+    return os.path.join(copy(SAVE_VARIABLES.format(variables=variables), directory), "model")
