@@ -9,7 +9,7 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nsession = tf.Session()\n"
+TF1 = "import tensorflow as tf\n\nx = tf.to_float(3)\nsession = tf.Session()\n"  # fully fixable, runs on TF2
 LINT_BAD = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
 
 

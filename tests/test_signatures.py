@@ -55,7 +55,7 @@ def test_raw_ops_get_keywords():
 def test_call_that_cannot_bind_is_an_error_and_left_alone():
     source = """
         import tensorflow as tf
-        x = tf.placeholder(tf.float32)
+        x = tf.to_float(y)  # TF1-only API: the file is TF1 code
         s = tf.sparse_concat(ax, inp, name=n, expand_nonconcat_dims=e, concat_dim=c)
         """
     new, findings = upgrade(source)

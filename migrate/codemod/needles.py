@@ -150,3 +150,5 @@ def tf1_only(name) -> bool:
 
 # a TF1 Session being made (TFM104, TFM501)
 SESSION = Needle(("Session",), r"Session\s*\(")  # any: tf.Session, MonitoredTrainingSession, ...
+# a Session being made, or a placeholder (TFM501: programs, and graph code left outside them)
+GRAPH_PROGRAM = Needle(("Session", "placeholder"), r"Session\s*\(|placeholder(?:_with_default)?\s*\(")

@@ -8,6 +8,7 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import NameReads, code, fresh_name
 from migrate.codemod.rule import Finding, Rule
+from migrate.codemod.shared import is_graph_switch
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
@@ -216,7 +217,7 @@ def _fresh_container(value) -> bool:
 
 class SessionPrograms(Rule):
     code = "TFM501"
-    needle = needles.SESSION
+    needle = needles.GRAPH_PROGRAM
     tf1_only = True
     summary = "a graph driven by a Session: becomes eager TF2 steps (shims.GraphProgram)"
     fixable = True
@@ -267,8 +268,10 @@ print(program.run("loss", x=data))
 """
 
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
+        self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocks(list(node.body), node)
         self._fallback(node)
+        self._left_in_graph_code(node)
 
     def _blocks(self, body, owner) -> None:
         """A program wherever people put one: the module, a function, a class, and the
@@ -368,11 +371,15 @@ print(program.run("loss", x=data))
         key = _assigned_key(stmt, self_name)
         if key and self._call_name(_value(stmt)) in SESSIONS:
             return key
-        if self_name is None and isinstance(stmt, cst.With) and len(stmt.items) == 1:
-            item = stmt.items[0]
-            if self._call_name(item.item) in SESSIONS and item.asname is not None \
-                    and isinstance(item.asname.name, cst.Name):
-                return item.asname.name.value
+        if self_name is None and isinstance(stmt, cst.With):
+            # `with tf.Session() as sess:`, also beside device blocks (`, tf.device("/cpu:0")`),
+            # which the eager program does without, as it does without the session
+            sessions = [i for i in stmt.items if self._call_name(i.item) in SESSIONS]
+            others = [i for i in stmt.items if i not in sessions]
+            if len(sessions) == 1 and sessions[0].asname is not None \
+                    and isinstance(sessions[0].asname.name, cst.Name) \
+                    and all(self._call_name(i.item) == "tf.device" and i.asname is None for i in others):
+                return sessions[0].asname.name.value
         return None
 
     def _uses_tf(self, stmt) -> bool:
@@ -406,6 +413,8 @@ print(program.run("loss", x=data))
                 (stmts[session_at], str(why), written))
             return
         finding = self._apply(stmts, session_at, plan, owner)
+        for stmt in [*stmts, *methods]:
+            self._programs |= _ids(stmt)
         if owned:  # the object's own graph goes: its block's code now stands in the block
             graph_stmt, block = owned
             finding.remove(graph_stmt)
@@ -843,7 +852,7 @@ print(program.run("loss", x=data))
         dead: Set[int] = set()
         for node in [*(stmts[i] for i in plan["graph"] if i not in moved),
                      *(stmts[i] for i in plan["switches"]),
-                     anchor.items[0] if isinstance(anchor, cst.With) else anchor,
+                     *(anchor.items if isinstance(anchor, cst.With) else [anchor]),
                      *plan["removals"], *(c.func for c in plan["runs"]),
                      *(c.func for c, _ in plan["saves"])]:
             dead |= _ids(node)
@@ -999,6 +1008,64 @@ print(program.run("loss", x=data))
             else:
                 finding.insert_before(anchor, [switch])
             finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode
+
+    def _left_in_graph_code(self, module: cst.Module) -> None:
+        """A placeholder outside every program this rule converted or kept in graph mode,
+        where nothing switches graph mode on, cannot run on TF2 (``tf.placeholder() is not
+        compatible with eager execution``): said, never left silently (a library function
+        making one, or a Session form not recognised). At module level it fails on import:
+        an error. Code under ``with <graph>.as_default():`` is graph code on TF2 too."""
+        for stmt, why, block in self.ctx.shared.get("sessions_blocked", []):
+            for inner in block:
+                self._programs |= _ids(inner)
+        rule, seen, found = self, set(), []
+
+        class Walk(cst.CSTVisitor):
+            def __init__(self):
+                super().__init__()
+                self.functions, self.graphs = [], 0
+
+            def visit_FunctionDef(self, node):
+                self.functions.append(node)
+
+            def leave_FunctionDef(self, node):
+                self.functions.pop()
+
+            def visit_With(self, node):
+                self.graphs += any(_default_of(item.item, None) is not None or
+                                   isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+                                   and item.item.func.attr.value == "as_default" for item in node.items)
+
+            def leave_With(self, node):
+                self.graphs -= any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+                                   and item.item.func.attr.value == "as_default" for item in node.items)
+
+            def visit_Call(self, node):
+                owner = self.functions[-1] if self.functions else None
+                if rule._call_name(node) not in PLACEHOLDERS or id(node) in rule._programs \
+                        or self.graphs or id(owner) in seen:
+                    return
+                switched = [s for s in (*module.body, *(s for f in self.functions
+                                                         if isinstance(f.body, cst.IndentedBlock)
+                                                         for s in f.body.body))
+                            if is_graph_switch(rule.ctx, s)]
+                if not switched:
+                    seen.add(id(owner))
+                    found.append((node, owner))
+
+        module.visit(Walk())
+        for node, owner in found:
+            name = self._call_name(node)
+            if owner is None:
+                self.report(node, f"error: {name} at module level runs only in TF1 graph mode, and no "
+                                  "Session program here was converted or kept in graph mode with it: "
+                                  "importing this module fails on TF2; move it into the program "
+                                  "that feeds it, or add tf.compat.v1.disable_eager_execution()")
+            else:
+                self.report(node, f"{name} in {owner.name.value}() runs only in TF1 graph mode and no "
+                                  "Session program here was converted with it: call it under "
+                                  "tf.compat.v1.disable_eager_execution(), or move its graph into "
+                                  "the program that runs it")
 
     def _graph_mode_names(self, block, module: cst.Module) -> None:
         """A program kept in graph mode keeps TF1's own objects where other rules made eager
