@@ -237,10 +237,18 @@ converts the program, in a module or a function body, to eager TF2:
   in the same structure), initializer runs and `sess.close()` disappear, a TF1 `Saver`'s
   `save`/`restore` become the program's (TF1-named checkpoints, so old ones load).
 
+- a program that owns its graph (`g = tf.Graph()`, `with g.as_default():`,
+  `tf.Session(graph=g)`, also as `self.graph`) loses the graph and its block; functions
+  the session is passed to (`train(sess, steps)`) get the program in its place; a new
+  session that first restores the Saver's checkpoint continues on the program.
+
 Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
-session passed elsewhere, a graph name rebound later, ...), the program keeps running:
-it is put in explicit graph mode (`tf.compat.v1.disable_eager_execution()`) and this
-finding says what blocked the conversion.
+session passed elsewhere, a graph name rebound later, a monitored session, ...), the
+program keeps running: it is put in explicit graph mode
+(`tf.compat.v1.disable_eager_execution()`), keeps TF1's functional layers and hooks, and
+this finding says what blocked the conversion. A placeholder left outside every program,
+with nothing switching graph mode on, is a finding too (an error at module level, where
+importing the module fails on TF2).
 """
     before = """
 import tensorflow as tf
@@ -530,13 +538,24 @@ print(program.run("loss", x=data))
         shadowed = _shadowed(rest, graph_keys | inits | savers)
         graph_keys = graph_keys - shadowed  # past the graph, those names are the program's own
         feed_dicts, feed_reads = self._named_feeds(rest, session, placeholders, self_name)
-        runs, removals, saves = [], [], []
+        helpers = {} if self_name else self._session_helpers(rest, session, graph_keys | inits | savers)
+        passed = {id(n) for _, _, nodes in helpers.values() for n in nodes}  # `train(sess, 20)`
+        runs, removals, saves, reopened = [], [], [], []
+        program_of: Dict[int, str] = {}  # a run or save in a helper: its parameter holds the program
+        save_steps: Dict[int, str] = {}  # saver.save(sess, path, global_step=<graph name>)
         for stmt in rest:
+            scope_session = session
             if stmt is stmts[session_at]:
                 if not isinstance(stmt, cst.With):
                     continue
                 found = _collect(stmt.body, self_name=self_name)
             elif stmt in methods:
+                found = _collect(stmt.body, self_name=self_name)
+            elif id(stmt) in helpers:
+                scope_session = helpers[id(stmt)][1]
+                found = _collect(stmt.body, self_name=self_name)
+            elif self._reopened(stmt, session, savers):
+                reopened.append(stmt)
                 found = _collect(stmt.body, self_name=self_name)
             else:
                 found = _collect(stmt, self_name=self_name)
@@ -546,7 +565,7 @@ print(program.run("loss", x=data))
             handled: Set[int] = set()
             for call in found.calls:
                 try:
-                    kind = self._session_call(call, session, graph_keys, inits, savers,
+                    kind = self._session_call(call, scope_session, graph_keys, inits, savers,
                                               placeholders, self_name)
                 except _Blocked as why:
                     blockers.append(str(why))
@@ -557,6 +576,8 @@ print(program.run("loss", x=data))
                 handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
                 if kind in ("run", "init", "run_method"):
                     handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+                if id(stmt) in helpers:
+                    program_of[id(call)] = scope_session
                 if kind in ("run", "run_method"):
                     runs.append(call)
                 elif kind in ("init", "close"):
@@ -564,12 +585,18 @@ print(program.run("loss", x=data))
                 else:
                     handled |= {id(n) for n, _ in
                                 _collect(call.args[0].value, self_name=self_name).reads}
+                    step = next((a.value for a in call.args[1:] if kind == "save" and a.keyword
+                                 is not None and a.keyword.value == "global_step"), None)
+                    if _key(step, self_name) in graph_keys:  # TF1 read its value: the program does
+                        save_steps[id(call)] = _key(step, self_name)
+                        handled.add(id(step))
                     saves.append((call, kind))
             for node, key in found.reads:
-                if id(node) in handled or id(node) in feed_reads or key in shadowed:
+                if id(node) in handled or id(node) in feed_reads or key in shadowed \
+                        or id(node) in passed:
                     continue
-                if key == session:
-                    blockers.append(f"the session {session!r} is used other than by run()/close()")
+                if key == scope_session:
+                    blockers.append(f"the session {key!r} is used other than by run()/close()")
                 elif key in graph_keys | inits | savers:
                     blockers.append(f"graph value {key!r} is used outside sess.run()")
         if blockers:
@@ -580,7 +607,59 @@ print(program.run("loss", x=data))
                 "graph_keys": graph_keys, "inits": inits, "runs": runs,
                 "removals": removals, "saves": saves, "switches": switches, "savers": savers,
                 "saver_options": saver_options, "self_name": self_name, "methods": methods,
-                "feed_dicts": feed_dicts, "scoped": scoped}
+                "feed_dicts": feed_dicts, "scoped": scoped, "program_of": program_of,
+                "save_steps": save_steps, "reopened": reopened,
+                "passed": [n for _, _, nodes in helpers.values() for n in nodes]}
+
+    def _session_helpers(self, rest, session, graph_names) -> Dict[int, tuple]:
+        """Functions of the program's block that the session is passed to
+        (``def train(sess, steps): ... sess.run(...) ... saver.save(sess, path)`` called as
+        ``train(sess, 20)``): their parameter gets the program instead, and their runs and
+        saves are converted with it. Every call of the function in the module must pass the
+        session there, and the function binds no graph name of its own. Returns
+        ``{id(function): (function, parameter, [the session arguments at the calls])}``."""
+        functions = {stmt.name.value: stmt for stmt in rest if isinstance(stmt, cst.FunctionDef)
+                     and isinstance(stmt.body, cst.IndentedBlock)}
+        if not functions:
+            return {}
+        calls = [c for c in _collect(self.ctx.module).calls
+                 if isinstance(c.func, cst.Name) and c.func.value in functions]
+        found: Dict[int, tuple] = {}
+        for name, function in functions.items():
+            params = function.params
+            if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg \
+                    or params.posonly_params:
+                continue
+            names = [p.name.value for p in params.params]
+            chosen, nodes = set(), []
+            for c in (c for c in calls if c.func.value == name):
+                at = [(i, a) for i, a in enumerate(c.args) if _key(a.value, None) == session]
+                if len(at) != 1 or at[0][1].star:
+                    chosen.add(None)
+                    continue
+                index, a = at[0]
+                chosen.add(a.keyword.value if a.keyword is not None else
+                           (names[index] if index < len(names) else None))
+                nodes.append(a.value)
+            if len(chosen) != 1 or None in chosen or not nodes:
+                continue
+            parameter = chosen.pop()
+            local = set(names) | _collect(function.body).binds
+            if parameter in names and not (local & graph_names):
+                found[id(function)] = (function, parameter, nodes)
+        return found
+
+    def _reopened(self, stmt, session, savers) -> bool:
+        """``with tf.Session() as sess: saver.restore(sess, path) ...`` after the program: a
+        new session on the same graph whose first act restores every variable (a Saver with
+        no var_list), so the program's own variables, restored, are what it runs on."""
+        if not isinstance(stmt, cst.With) or self._session_stmt(stmt) != session \
+                or not isinstance(stmt.body, cst.IndentedBlock):
+            return False
+        first = _value(stmt.body.body[0]) if stmt.body.body else None
+        return (isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute)
+                and first.func.attr.value == "restore" and _key(first.func.value, None) in savers
+                and bool(first.args) and _key(first.args[0].value, None) == session)
 
     def _initializer_group(self, value, inits) -> bool:
         """``tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())``
@@ -809,6 +888,7 @@ print(program.run("loss", x=data))
             for _, key in _collect(target, self_name=self_name).reads:
                 if key in plan["graph_keys"] and key not in fetched:
                     fetched.append(key)
+        fetched += [k for k in dict.fromkeys(plan["save_steps"].values()) if k not in fetched]
         params = [_plain(k) for k in plan["placeholders"]]
         specs = [f"{_plain(k)}={self._spec(call, tf_expr)}" for k, call in plan["placeholders"].items()]
         # a placeholder kept on the object is set from the parameter, for the graph code
@@ -853,13 +933,20 @@ print(program.run("loss", x=data))
         for node in [*(stmts[i] for i in plan["graph"] if i not in moved),
                      *(stmts[i] for i in plan["switches"]),
                      *(anchor.items if isinstance(anchor, cst.With) else [anchor]),
+                     *(item for stmt in plan["reopened"] for item in stmt.items),
                      *plan["removals"], *(c.func for c in plan["runs"]),
                      *(c.func for c, _ in plan["saves"])]:
             dead |= _ids(node)
         ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
         for call in plan["runs"]:
-            finding.replace(call, self._run_replacement(program, self_name,
-                                                        self._is_method_run(call, plan)))
+            finding.replace(call, self._run_replacement(plan["program_of"].get(id(call), program),
+                                                        self_name, self._is_method_run(call, plan)))
+        for node in plan["passed"]:  # `train(sess, 20)`: the function gets the program
+            finding.replace(node, cst.parse_expression(program))
+        for stmt in plan["reopened"]:  # the new session on the same graph: its body stays
+            finding.replace(stmt, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
+                 *updated.body.body[1:]]))
         for literal in plan["feed_dicts"].values():
             finding.replace(literal, self._feed_replacement(self_name))
         scopes = [*stmts, *plan["methods"]]
@@ -868,7 +955,8 @@ print(program.run("loss", x=data))
         for call, kind in plan["saves"]:
             owner_key = _key(call.func.value, self_name)
             options = plan["saver_options"][owner_key] if kind == "save" else []
-            finding.replace(call, self._save_replacement(program, kind, options))
+            finding.replace(call, self._save_replacement(plan["program_of"].get(id(call), program),
+                                                         kind, options, plan["save_steps"].get(id(call))))
         return finding
 
     def _unseeded_note(self, anchor, graph_code) -> None:
@@ -928,8 +1016,10 @@ print(program.run("loss", x=data))
 
     @staticmethod
     def _is_method_run(call: cst.Call, plan) -> bool:
-        """``op.run(...)`` / ``t.eval(...)`` rather than ``sess.run(op, ...)``."""
-        return _key(call.func.value, plan["self_name"]) != plan["session"]
+        """``op.run(...)`` / ``t.eval(...)`` rather than ``sess.run(op, ...)`` (in a function
+        the session is passed to, the session is that function's parameter)."""
+        session = plan["program_of"].get(id(call), plan["session"])
+        return _key(call.func.value, plan["self_name"]) != session
 
     @staticmethod
     def _run_replacement(program: str, self_name: Optional[str], method: bool = False):
@@ -973,9 +1063,12 @@ print(program.run("loss", x=data))
         return "{" + ", ".join(parts) + "}"
 
     @staticmethod
-    def _save_replacement(program: str, kind: str, options: List[str]):
+    def _save_replacement(program: str, kind: str, options: List[str], step: Optional[str] = None):
         def rewrite(updated: cst.Call):
-            rest = [code(a) if a.keyword is not None else code(a.value) for a in updated.args[1:]]
+            rest = [code(a) if a.keyword is not None else code(a.value) for a in updated.args[1:]
+                    if not (step and a.keyword is not None and a.keyword.value == "global_step")]
+            if step:  # the step's value, as TF1's Saver read it from the session
+                rest.append(f'global_step={program}.run("{_plain(step)}")')
             rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
