@@ -24,11 +24,14 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
     if use_cache:
         try:
             index = read_json(path)  # None for a FIFO, a foreign or a broken file
-            # the codes are the rule files' names (tfm201_*.py): checked without importing them
+            # the codes are the rule files' names (tfm201_*.py, or a package tfm501_*/ for a
+            # rule that grew stages): checked without importing them
             import migrate.rules as package
 
             codes = {f"TFM{name[3:6]}" for name in os.listdir(package.__path__[0])
-                     if re.fullmatch(r"tfm\d{3}_\w+\.py", name)}
+                     if re.fullmatch(r"tfm\d{3}_\w+\.py", name) or (
+                         re.fullmatch(r"tfm\d{3}_\w+", name)
+                         and os.path.isfile(os.path.join(package.__path__[0], name, "__init__.py")))}
             if isinstance(index, dict) and set(index) == codes and all(
                     isinstance(v, bool) for v in index.values()):
                 return index

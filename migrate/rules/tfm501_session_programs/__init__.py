@@ -1,0 +1,87 @@
+"""TFM501: graph-then-Session programs -> eager TF2 (shims.GraphProgram).
+
+The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
+into a :class:`~.plan.Plan` (or says what blocks it), ``convert`` rewrites it, and
+``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
+the names and node readers they share."""
+from __future__ import annotations
+
+from typing import List, Set
+
+import libcst as cst
+
+from migrate.codemod import needles
+from migrate.codemod.rule import Rule
+
+from .convert import Converter
+from .detect import Detect
+from .graph_mode import GraphMode
+from .plan import Planner
+
+
+class SessionPrograms(Detect, Planner, Converter, GraphMode, Rule):
+    code = "TFM501"
+    needle = needles.GRAPH_PROGRAM
+    tf1_only = True
+    summary = "a graph driven by a Session: becomes eager TF2 steps (shims.GraphProgram)"
+    fixable = True
+    explanation = """
+A TF1 program builds a graph (placeholders, variables, a train op) and drives it with
+`sess.run(fetches, feed_dict)`. In TF2 that crashes at the first placeholder. This rule
+converts the program, in a module or a function body, to eager TF2:
+
+- the graph-building statements move into a function whose parameters are the former
+  placeholders (their dtype and shape become `tf.TensorSpec`s, a
+  `placeholder_with_default` becomes `shims.Default`);
+- `shims.GraphProgram` runs that function as `tf.function` steps, one per distinct
+  `(fetches, feeds)`, with `sess.run`'s semantics: only what the fetches need runs,
+  variables are created once with their TF1 names, TF1 optimizers apply their updates
+  with the same math and slot names;
+- `sess.run(fetches, feed_dict={x: a})` becomes `program.run(fetches, x=a)` (numpy values
+  in the same structure), initializer runs and `sess.close()` disappear, a TF1 `Saver`'s
+  `save`/`restore` become the program's (TF1-named checkpoints, so old ones load).
+
+- a program that owns its graph (`g = tf.Graph()`, `with g.as_default():`,
+  `tf.Session(graph=g)`, also as `self.graph`) loses the graph and its block; functions
+  the session is passed to (`train(sess, steps)`) get the program in its place; a new
+  session that first restores the Saver's checkpoint continues on the program.
+
+Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
+session passed elsewhere, a graph name rebound later, a monitored session, ...), the
+program keeps running: it is put in explicit graph mode
+(`tf.compat.v1.disable_eager_execution()`), keeps TF1's functional layers and hooks, and
+this finding says what blocked the conversion. A placeholder left outside every program,
+with nothing switching graph mode on, is a finding too (an error at module level, where
+importing the module fails on TF2).
+"""
+    before = """
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(tf.zeros([3, 1]), name="w")
+loss = tf.reduce_mean(tf.matmul(x, w))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(loss, feed_dict={x: data}))
+"""
+    after = """
+import shims
+import tensorflow as tf
+
+
+def build_graph(x):
+    w = tf.Variable(tf.zeros([3, 1]), name="w")
+    loss = tf.reduce_mean(tf.matmul(x, w))
+    return {"loss": loss}
+
+
+program = shims.GraphProgram(build_graph, x=tf.TensorSpec([None, 3], tf.float32))
+print(program.run("loss", x=data))
+"""
+
+    def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
+        self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
+        self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
+        self._blocks(list(node.body), node)
+        self._fallback(node)
+        self._left_in_graph_code(node)

@@ -1,0 +1,235 @@
+"""Stage 3, convert: the graph code moves into a build function run by
+shims.GraphProgram, and every use of the session becomes a use of the program."""
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, fresh_name
+from migrate.codemod.rule import Finding
+
+from .plan import Plan
+from .syntax import (GRAPH_SEEDS, RANDOM_OPS, _assigned_key, _Blocked, _collect, _ids, _key,
+                     _method_args, _only_placeholders, _plain)
+
+
+class Converter:
+    """Rewrites a planned program into a build function and GraphProgram runs."""
+
+    # -- rewrite -----------------------------------------------------------------------------
+    def _apply(self, stmts, session_at, plan: Plan, owner) -> Finding:
+        ctx = self.ctx
+        self_name = plan.self_name
+        at_module = isinstance(owner, cst.Module)
+        anchor = stmts[session_at]
+        finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
+                                      "by a function run as tf.function steps (shims.GraphProgram)")
+        finding.add_import("import shims")
+        build = fresh_name(ctx, "build_graph")
+        program_name = fresh_name(ctx, "program")
+        program = f"{self_name}.{program_name}" if self_name else program_name
+        tf_expr = code(ctx.tf(finding, ""))
+        dropped = plan.inits | plan.savers
+        scoped = {id(stmt) for stmt in plan.scoped}
+        placeholder_stmts = {i for i in plan.graph if _assigned_key(stmts[i], self_name)
+                             in plan.placeholders or _only_placeholders(stmts[i], scoped)}
+        moved = [i for i in plan.graph
+                 if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
+        self._unseeded_note(anchor, [stmts[i] for i in moved])
+        for i in plan.graph:
+            finding.remove(stmts[i])
+        for i in plan.switches:
+            finding.remove(stmts[i])
+        for stmt in plan.scoped:  # the moved scope block keeps the rest of its body
+            finding.remove(stmt)
+        fetched: List[str] = []
+        for call in plan.runs:
+            target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
+            for _, key in _collect(target, self_name=self_name).reads:
+                if key in plan.graph_keys and key not in fetched:
+                    fetched.append(key)
+        fetched += [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
+        params = [_plain(k) for k in plan.placeholders]
+        specs = [f"{_plain(k)}={self._spec(call, tf_expr)}" for k, call in plan.placeholders.items()]
+        # a placeholder kept on the object is set from the parameter, for the graph code
+        used = set()
+        for i in moved:
+            found = _collect(stmts[i], self_name=self_name)
+            used |= found.binds | {key for _, key in found.reads}
+        keep = [f"{k} = {_plain(k)}\n" for k in plan.placeholders
+                if k.startswith("self.") and k in used]
+        returned = ", ".join(f'"{_plain(k)}": {k}' for k in fetched)
+        rewritten = ctx.shared.setdefault("rewritten", {})
+        header = f"def {build}({', '.join(params)}):\n    pass\n"
+        program_line = (f"{program} = shims.GraphProgram({build}"
+                        f"{''.join(', ' + s for s in specs)})\n")
+
+        def definition() -> list:
+            body = [cst.parse_statement(line) for line in keep]
+            body += [rewritten.get(id(stmts[i]), stmts[i]) for i in moved]
+            body = [b.with_changes(leading_lines=()) if n == 0 else b for n, b in enumerate(body)]
+            body.append(cst.parse_statement(f"return {{{returned}}}\n"))
+            blank = [cst.EmptyLine(), cst.EmptyLine()] if at_module else []
+            func = cst.parse_statement(header)
+            func = func.with_changes(body=func.body.with_changes(body=body), leading_lines=blank)
+            line = cst.parse_statement(program_line)
+            if at_module:
+                line = line.with_changes(leading_lines=blank)
+            return [func, line]
+
+        if self_name:  # the program is made where the graph was complete
+            last = max(moved or plan.graph)
+            finding.insert_after(stmts[last], definition)
+            finding.remove(anchor)
+        else:
+            def replacement(updated):
+                new = definition()
+                if isinstance(updated, cst.With):
+                    new.extend(updated.body.body)
+                return cst.FlattenSentinel(new)
+
+            finding.replace(anchor, replacement)
+        dead: Set[int] = set()
+        for node in [*(stmts[i] for i in plan.graph if i not in moved),
+                     *(stmts[i] for i in plan.switches),
+                     *(anchor.items if isinstance(anchor, cst.With) else [anchor]),
+                     *(item for stmt in plan.reopened for item in stmt.items),
+                     *plan.removals, *(c.func for c in plan.runs),
+                     *(c.func for c, _ in plan.saves)]:
+            dead |= _ids(node)
+        ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
+        for call in plan.runs:
+            finding.replace(call, self._run_replacement(plan.program_of.get(id(call), program),
+                                                        self_name, self._is_method_run(call, plan)))
+        for node in plan.passed:  # `train(sess, 20)`: the function gets the program
+            finding.replace(node, cst.parse_expression(program))
+        for stmt in plan.reopened:  # the new session on the same graph: its body stays
+            finding.replace(stmt, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
+                 *updated.body.body[1:]]))
+        for literal in plan.feed_dicts.values():
+            finding.replace(literal, self._feed_replacement(self_name))
+        scopes = [*stmts, *plan.methods]
+        for call in plan.removals:
+            finding.remove(self._statement_of(call, scopes))
+        for call, kind in plan.saves:
+            owner_key = _key(call.func.value, self_name)
+            options = plan.saver_options[owner_key] if kind == "save" else []
+            finding.replace(call, self._save_replacement(plan.program_of.get(id(call), program),
+                                                         kind, options, plan.save_steps.get(id(call))))
+        return finding
+
+    def _unseeded_note(self, anchor, graph_code) -> None:
+        """Under ``tf.set_random_seed(s)``, TF1 seeded each random op given no seed of its
+        own from the op's position in the graph (its op count), which TF2 does not
+        reproduce: the converted program draws other dropout masks and random values than
+        the TF1 program did. Said, not hidden (report-only)."""
+        calls = [c for c in _collect(self.ctx.module).calls if self._call_name(c) in GRAPH_SEEDS]
+        if not calls:
+            return
+        unseeded = sorted({self._call_name(c) for c in _collect(*graph_code).calls
+                           if self._call_name(c) in RANDOM_OPS
+                           and not any(a.keyword is not None and a.keyword.value == "seed"
+                                       for a in c.args)})
+        if unseeded:
+            self.report(anchor, f"random values differ from TF1's: under tf.set_random_seed, TF1 "
+                                f"seeded {', '.join(unseeded)} (no seed= of its own) from its "
+                                "position in the graph, which TF2 does not reproduce; give each a "
+                                "seed= in the TF1 program and its migration for the same draws")
+
+    def _statement_of(self, call, stmts):
+        """The simple statement that is exactly ``call`` (an initializer run, a close)."""
+        found = []
+
+        class Find(cst.CSTVisitor):
+            def visit_SimpleStatementLine(self, node):
+                if len(node.body) == 1 and isinstance(node.body[0], cst.Expr) \
+                        and node.body[0].value is call:
+                    found.append(node)
+
+        for stmt in stmts:
+            stmt.visit(Find())
+        if not found:
+            raise _Blocked("an initializer run or close() inside an expression")
+        return found[0]
+
+    @staticmethod
+    def _spec(call: cst.Call, tf_expr: str) -> str:
+        args = {}
+        positional = ["dtype", "shape", "name"]
+        default = call.args and Converter._is_default(call)
+        if default:
+            positional = ["input", "shape", "name"]
+        for i, a in enumerate(call.args):
+            key = a.keyword.value if a.keyword is not None else (positional[i] if i < 3 else None)
+            args[key] = code(a.value)
+        if default:
+            shape = args.get("shape")
+            return f"shims.Default({args['input']}{', ' + shape if shape else ''})"
+        return f"{tf_expr}.TensorSpec({args.get('shape', 'None')}, {args['dtype']})"
+
+    @staticmethod
+    def _is_default(call: cst.Call) -> bool:
+        func = call.func
+        return isinstance(func, cst.Attribute) and func.attr.value == "placeholder_with_default" \
+            or isinstance(func, cst.Name) and func.value == "placeholder_with_default"
+
+    @staticmethod
+    def _is_method_run(call: cst.Call, plan) -> bool:
+        """``op.run(...)`` / ``t.eval(...)`` rather than ``sess.run(op, ...)`` (in a function
+        the session is passed to, the session is that function's parameter)."""
+        session = plan.program_of.get(id(call), plan.session)
+        return _key(call.func.value, plan.self_name) != session
+
+    @staticmethod
+    def _run_replacement(program: str, self_name: Optional[str], method: bool = False):
+        def rewrite(updated: cst.Call):
+            if method:  # op.run(feed_dict) / t.eval(feed_dict): the owner is the fetch
+                fetch = updated.func.value
+                feeds = [a for name, a in _method_args(updated) if name == "feed_dict"]
+            else:
+                fetch, feeds = updated.args[0].value, updated.args[1:]
+            parts = [Converter._names_as_strings(fetch, self_name)]
+            for a in feeds:
+                if isinstance(a.value, cst.Name):  # a proved feed dict: its keys are names now
+                    parts.append(f"**{a.value.value}")
+                    continue
+                for element in a.value.elements:
+                    parts.append(f"{_plain(_key(element.key, self_name))}={code(element.value)}")
+            return cst.parse_expression(f"{program}.run({', '.join(parts)})")
+        return rewrite
+
+    @staticmethod
+    def _feed_replacement(self_name: Optional[str]):
+        def rewrite(updated: cst.Dict):
+            elements = [e.with_changes(key=cst.SimpleString(f'"{_plain(_key(e.key, self_name))}"'))
+                        for e in updated.elements]
+            return updated.with_changes(elements=elements)
+        return rewrite
+
+    @staticmethod
+    def _names_as_strings(fetch, self_name) -> str:
+        key = _key(fetch, self_name)
+        if key is not None:
+            return f'"{_plain(key)}"'
+        inner = [Converter._names_as_strings(e.value, self_name) for e in fetch.elements] \
+            if not isinstance(fetch, cst.Dict) else None
+        if isinstance(fetch, cst.List):
+            return "[" + ", ".join(inner) + "]"
+        if isinstance(fetch, cst.Tuple):
+            return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+        parts = [f"{code(e.key)}: {Converter._names_as_strings(e.value, self_name)}"
+                 for e in fetch.elements]
+        return "{" + ", ".join(parts) + "}"
+
+    @staticmethod
+    def _save_replacement(program: str, kind: str, options: List[str], step: Optional[str] = None):
+        def rewrite(updated: cst.Call):
+            rest = [code(a) if a.keyword is not None else code(a.value) for a in updated.args[1:]
+                    if not (step and a.keyword is not None and a.keyword.value == "global_step")]
+            if step:  # the step's value, as TF1's Saver read it from the session
+                rest.append(f'global_step={program}.run("{_plain(step)}")')
+            rest = [r.rstrip().rstrip(",") for r in rest + options]
+            return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
+        return rewrite

@@ -1,0 +1,194 @@
+"""Stage 1, detect: where a Session program lives (a module, a function, a class owning
+its session or graph, the blocks inside them) and which statement makes its session."""
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from .plan import Plan
+from .syntax import (MONITORED, SESSIONS, _assigned_key, _bare_pass, _Blocked, _collect, _default_of,
+                     _ids, _key, _NotAProgram, _plain, _value)
+
+
+class Detect:
+    """Finds programs and their session statements (``self`` is the SessionPrograms rule)."""
+
+    def _blocks(self, body, owner) -> None:
+        """A program wherever people put one: the module, a function, a class, and the
+        blocks inside them (``if __name__ == "__main__":``, ``with tf.device(...)``,
+        ``try:``), at any depth."""
+        self._block(body, owner, [])
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
+                self._blocks(list(stmt.body.body), stmt)
+            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                self._class(stmt)
+            else:
+                for inner in self._inner_blocks(stmt):
+                    self._blocks(inner, stmt)
+
+    def _fresh_graph(self, stmt) -> bool:
+        """``with tf.Graph().as_default():`` (one item, no name): a converted program drops
+        it, since the graph it makes the default is used by nothing else."""
+        if len(stmt.items) != 1 or stmt.items[0].asname is not None:
+            return False
+        call = stmt.items[0].item
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "as_default" and not call.args
+                and isinstance(call.func.value, cst.Call)
+                and self._call_name(call.func.value) == "tf.Graph" and not call.func.value.args)
+
+    def _monitored(self, stmt) -> Optional[str]:
+        """The TF1 name of a monitored session the statement makes (``with
+        tf.train.MonitoredTrainingSession(...) as sess:``, ``sess = ...``), else None."""
+        values = [item.item for item in stmt.items] if isinstance(stmt, cst.With) else [_value(stmt)]
+        return next((name for name in map(self._call_name, values) if name in MONITORED), None)
+
+    def _owned_graph(self, stmts, methods, self_name):
+        """``graph = tf.Graph()``, ``with graph.as_default(): <graph code>`` and
+        ``tf.Session(graph=graph)``, the graph named nowhere else (tutorials, and classes
+        owning their graph as ``self.graph``): the program is read as if the block's code
+        stood in this block. Returns (statements as read, (the graph's statement, the
+        with block)), or (statements, None) where the pattern is not there."""
+        for i, stmt in enumerate(stmts):
+            key = _assigned_key(stmt, self_name)
+            if not key or self._call_name(_value(stmt)) != "tf.Graph" or _value(stmt).args:
+                continue
+            blocks = [j for j, other in enumerate(stmts) if j > i and isinstance(other, cst.With)
+                      and len(other.items) == 1 and other.items[0].asname is None
+                      and isinstance(other.body, cst.IndentedBlock)
+                      and _default_of(other.items[0].item, self_name) == key]
+            if len(blocks) != 1:
+                continue
+            sessions = [c for c in _collect(*stmts, *methods, self_name=self_name).calls
+                        if self._call_name(c) in SESSIONS and any(
+                            a.keyword is not None and a.keyword.value == "graph"
+                            and _key(a.value, self_name) == key for a in c.args)]
+            scope = self.ctx.module if self_name is None else cst.IndentedBlock(
+                body=[*stmts, *methods])
+            mentions = sum(1 for _, k in _collect(scope, self_name=self_name).reads if k == key)
+            if mentions != 2 + len(sessions):  # bound, made the default, given to sessions
+                continue
+            block = stmts[blocks[0]]
+            flat = [*stmts[:i], *stmts[i + 1:blocks[0]], *block.body.body, *stmts[blocks[0] + 1:]]
+            return flat, (stmt, block)
+        return stmts, None
+
+    def _inner_blocks(self, stmt) -> list:
+        """The statement lists of a compound statement that a program may live in. A
+        ``with`` that makes another graph the default is not one (converted code inside it
+        would build that graph instead of running eagerly), except a fresh anonymous
+        ``tf.Graph().as_default()``, which the conversion removes."""
+        blocks = []
+        if isinstance(stmt, cst.If):
+            branch = stmt
+            while isinstance(branch, (cst.If, cst.Else)):
+                if isinstance(branch.body, cst.IndentedBlock):
+                    blocks.append(list(branch.body.body))
+                branch = getattr(branch, "orelse", None)
+        elif isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock):
+            defaults = [item for item in stmt.items if isinstance(item.item, cst.Call)
+                        and isinstance(item.item.func, cst.Attribute)
+                        and item.item.func.attr.value == "as_default"]
+            if not defaults or self._fresh_graph(stmt):
+                blocks.append(list(stmt.body.body))
+        elif isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
+            blocks.append(list(stmt.body.body))
+        return blocks
+
+    # -- helpers -----------------------------------------------------------------------
+    def _tfname(self, expr) -> Optional[str]:
+        return self.ctx.v1(expr)
+
+    def _call_name(self, expr) -> Optional[str]:
+        if isinstance(expr, cst.Call):
+            return self._tfname(expr.func)
+        return None
+
+    def _session_stmt(self, stmt, self_name=None) -> Optional[str]:
+        """The session's key for ``s = tf.Session()``, ``self.s = tf.Session()`` or
+        ``with tf.Session() as s:``."""
+        key = _assigned_key(stmt, self_name)
+        if key and self._call_name(_value(stmt)) in SESSIONS:
+            return key
+        if self_name is None and isinstance(stmt, cst.With):
+            # `with tf.Session() as sess:`, also beside device blocks (`, tf.device("/cpu:0")`),
+            # which the eager program does without, as it does without the session
+            sessions = [i for i in stmt.items if self._call_name(i.item) in SESSIONS]
+            others = [i for i in stmt.items if i not in sessions]
+            if len(sessions) == 1 and sessions[0].asname is not None \
+                    and isinstance(sessions[0].asname.name, cst.Name) \
+                    and all(self._call_name(i.item) == "tf.device" and i.asname is None for i in others):
+                return sessions[0].asname.name.value
+        return None
+
+    def _uses_tf(self, stmt) -> bool:
+        """Does the statement build graph? Data readers that only share TensorFlow's package
+        (``tensorflow.examples.tutorials``' MNIST reader, numpy out) do not."""
+        return any((self._tfname(call.func) or "tf.examples.").partition("tf.examples.")[0]
+                   for call in _collect(stmt).calls)
+
+    # -- a block: a module, a function body, or a class's __init__ with its methods -------
+    def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
+        written = stmts
+        stmts, owned = self._owned_graph(stmts, methods, self_name)
+        session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
+        if session_at is None:
+            monitored = next((s for s in stmts if self._monitored(s)), None)
+            if monitored is not None:
+                self._blocked.append(
+                    (monitored, f"{self._monitored(monitored)} (hooks, scaffold, checkpoints) has "
+                                "no eager conversion yet", written))
+            return
+        try:
+            plan = self._plan(stmts, session_at, methods, self_name)
+            if outside is not None:
+                used = self._used_from_outside(outside, plan)
+                if used:
+                    raise _Blocked(f"the object's {used!r} is used from outside the class")
+        except _NotAProgram:
+            return
+        except _Blocked as why:
+            self._blocked.append(
+                (stmts[session_at], str(why), written))
+            return
+        finding = self._apply(stmts, session_at, plan, owner)
+        for stmt in [*stmts, *methods]:
+            self._programs |= _ids(stmt)
+        if owned:  # the object's own graph goes: its block's code now stands in the block
+            graph_stmt, block = owned
+            finding.remove(graph_stmt)
+            finding.replace(block, lambda updated: cst.FlattenSentinel(
+                [s for s in updated.body.body if not _bare_pass(s)]))
+        if isinstance(owner, cst.With) and self._fresh_graph(owner):
+            finding.replace(owner, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
+                 *updated.body.body[1:]]))
+
+    def _class(self, cls: cst.ClassDef) -> None:
+        methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+                   and isinstance(m.body, cst.IndentedBlock) and m.params.params]
+        init = next((m for m in methods if m.name.value == "__init__"), None)
+        if init is None:
+            return
+        self_name = init.params.params[0].name.value
+        others = [m for m in methods if m is not init]
+        if any(m.params.params[0].name.value != self_name for m in others):
+            others = [m for m in others if m.params.params[0].name.value == self_name]
+        self._block(list(init.body.body), init, others, self_name, outside=cls)
+
+    def _used_from_outside(self, cls, plan: Plan) -> Optional[str]:
+        """An attribute the conversion removes (the session, a graph value) read through
+        another name anywhere in the module (``agent.sess.run``): not provable, blocked."""
+        attrs = {_plain(k) for k in (plan.graph_keys | {plan.session}) if k.startswith("self.")}
+        inside = _ids(cls)
+        found = []
+
+        class Find(cst.CSTVisitor):
+            def visit_Attribute(self, node):
+                if node.attr.value in attrs and id(node) not in inside:
+                    found.append(node.attr.value)
+
+        self.ctx.module.visit(Find())
+        return found[0] if found else None

@@ -1,0 +1,153 @@
+"""Stage 4, graph mode: programs that cannot be converted keep running in TF1 graph mode
+(the switch, TF1's own layers and hooks), and graph code left outside every program is said."""
+from __future__ import annotations
+
+from typing import Optional, Set
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code
+from migrate.codemod.shared import is_graph_switch
+
+from .syntax import PLACEHOLDERS, _collect, _default_of, _ids
+
+
+class GraphMode:
+    """Keeps unconvertible programs running in graph mode, and says what is left."""
+
+    # -- programs that stay in graph mode -------------------------------------------------
+    def _fallback(self, module: cst.Module) -> None:
+        blocked = self._blocked
+        if not blocked:
+            return
+        text = self.ctx.source
+        explicit = any(s in text for s in ("disable_eager_execution(", "disable_v2_behavior("))
+        for stmt, why, block in blocked:
+            # what the user must do stays a finding after --write: report-only
+            self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
+                              "convert it by hand or restructure it for TFM501")
+            self._graph_mode_names(block, module)
+            if explicit:
+                continue
+            explicit = True
+            where = self._switch_place(module, block)
+            if where is None:
+                continue
+            anchor, after = where
+            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
+                                        " where the Session program starts) so it runs on TF2")
+            switch = cst.parse_statement(
+                f"{code(self.ctx.tf(finding, 'compat.v1.disable_eager_execution'))}()\n")
+            if after:
+                finding.insert_after(anchor, [switch])
+            else:
+                finding.insert_before(anchor, [switch])
+            finding.add_import("import shims")  # legacy Keras: tf.compat.v1.layers in graph mode
+
+    def _left_in_graph_code(self, module: cst.Module) -> None:
+        """A placeholder outside every program this rule converted or kept in graph mode,
+        where nothing switches graph mode on, cannot run on TF2 (``tf.placeholder() is not
+        compatible with eager execution``): said, never left silently (a library function
+        making one, or a Session form not recognised). At module level it fails on import:
+        an error. Code under ``with <graph>.as_default():`` is graph code on TF2 too."""
+        for stmt, why, block in self._blocked:
+            for inner in block:
+                self._programs |= _ids(inner)
+        rule, seen, found = self, set(), []
+
+        class Walk(cst.CSTVisitor):
+            def __init__(self):
+                super().__init__()
+                self.functions, self.graphs = [], 0
+
+            def visit_FunctionDef(self, node):
+                self.functions.append(node)
+
+            def leave_FunctionDef(self, node):
+                self.functions.pop()
+
+            def visit_With(self, node):
+                self.graphs += any(_default_of(item.item, None) is not None or
+                                   isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+                                   and item.item.func.attr.value == "as_default" for item in node.items)
+
+            def leave_With(self, node):
+                self.graphs -= any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+                                   and item.item.func.attr.value == "as_default" for item in node.items)
+
+            def visit_Call(self, node):
+                owner = self.functions[-1] if self.functions else None
+                if rule._call_name(node) not in PLACEHOLDERS or id(node) in rule._programs \
+                        or self.graphs or id(owner) in seen:
+                    return
+                switched = [s for s in (*module.body, *(s for f in self.functions
+                                                         if isinstance(f.body, cst.IndentedBlock)
+                                                         for s in f.body.body))
+                            if is_graph_switch(rule.ctx, s)]
+                if not switched:
+                    seen.add(id(owner))
+                    found.append((node, owner))
+
+        module.visit(Walk())
+        for node, owner in found:
+            name = self._call_name(node)
+            if owner is None:
+                self.report(node, f"error: {name} at module level runs only in TF1 graph mode, and no "
+                                  "Session program here was converted or kept in graph mode with it: "
+                                  "importing this module fails on TF2; move it into the program "
+                                  "that feeds it, or add tf.compat.v1.disable_eager_execution()")
+            else:
+                self.report(node, f"{name} in {owner.name.value}() runs only in TF1 graph mode and no "
+                                  "Session program here was converted with it: call it under "
+                                  "tf.compat.v1.disable_eager_execution(), or move its graph into "
+                                  "the program that runs it")
+
+    def _graph_mode_names(self, block, module: cst.Module) -> None:
+        """A program kept in graph mode keeps TF1's own objects where other rules made eager
+        ones: functional ``tf.layers.*`` stay ``tf.compat.v1.layers.*`` (TFM201's Keras
+        objects register no UPDATE_OPS, so batch norm's moving statistics never update, and
+        draw other dropout masks), and ``tf.train.StopAtStepHook`` and the other hooks stay
+        ``tf.compat.v1.train.*`` (TFM110's shims.estimator hooks are eager; TF's monitored
+        session cannot run them). The block, and the module-level functions it calls."""
+        called = {c.func.value for c in _collect(*block).calls if isinstance(c.func, cst.Name)}
+        region = [*block, *(s for s in module.body if isinstance(s, cst.FunctionDef)
+                            and s.name.value in called)]
+        inside: Set[int] = set()
+        for stmt in region:
+            inside |= _ids(stmt)
+        for found in [f for f in self.ctx.findings if id(f.node) in inside and f.fixable
+                      and f.code in ("TFM110", "TFM201")]:
+            name = self.ctx.v1(found.node.func if isinstance(found.node, cst.Call) else found.node)
+            if found.code == "TFM110" and (name or "").startswith("tf.train."):
+                node, why = found.node, "the program runs in graph mode, in TF's own session"
+            elif found.code == "TFM201" and (name or "").startswith("tf.layers."):
+                node, why = found.node.func, "graph mode (TF1's variables, UPDATE_OPS and dropout masks)"
+            else:
+                continue
+            self.ctx.findings.remove(found)
+            finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
+            finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
+
+    def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
+        """Where graph mode is switched on: (statement, after?). For a program at module
+        level, right after the statement that imports TensorFlow (never before it, whatever
+        precedes that import); for one in a function or under ``if __name__ ==
+        "__main__":``, at the start of that block, so importing the module (a library, a
+        test) does not flip the whole process to graph mode."""
+        first = block[0]
+        if first is not module.body[0]:  # a function's or a compound statement's block
+            doc = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
+                isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, cst.SimpleString)
+            return (first, True) if doc and len(block) > 1 else (first, False)
+        binding = None
+        for name, qualname in self.ctx.resolver.aliases.items():
+            if qualname in ("tensorflow", "tensorflow.compat.v1"):
+                binding = self.ctx.resolver.bindings.get(name)
+                break
+        if binding is None:
+            return None
+        inside = None
+        for top in module.body:
+            if top is binding or id(binding) in _ids(top):
+                inside = top
+        return (inside, True) if inside is not None else None

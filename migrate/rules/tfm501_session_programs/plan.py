@@ -1,0 +1,444 @@
+"""Stage 2, plan: what the program is made of (placeholders, graph statements, runs,
+feeds, savers, helpers the session is passed to), or why it cannot be converted."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code
+from migrate.codemod.shared import GRAPH_SWITCHES
+
+from .syntax import (INITIALIZERS, PLACEHOLDERS, _assigned_key, _Blocked, _collect, _fresh_container,
+                     _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
+
+
+@dataclass
+class Plan:
+    """What converting one program takes, found before anything is changed. Keys name
+    graph values as the program does (``x``, ``self.x``); nodes are the original ones."""
+    session: str                                  # the session's key
+    self_name: Optional[str]                      # the class's ``self`` when an object owns it
+    methods: List[cst.FunctionDef]                # a class's other methods, in the program
+    # the graph (Planner._read_graph)
+    placeholders: Dict[str, cst.Call] = field(default_factory=dict)  # the build's parameters
+    graph: List[int] = field(default_factory=list)                   # graph statements' indexes
+    graph_keys: Set[str] = field(default_factory=set)                # names the graph binds
+    inits: Set[str] = field(default_factory=set)        # names bound to initializers (dropped)
+    savers: Set[str] = field(default_factory=set)       # names bound to tf.train.Saver
+    saver_options: Dict[str, List[str]] = field(default_factory=dict)  # a Saver's max_to_keep=
+    switches: List[int] = field(default_factory=list)   # graph-mode switch statements' indexes
+    scoped: List[cst.SimpleStatementLine] = field(default_factory=list)  # placeholders in scopes
+    # its uses (Planner._read_uses)
+    runs: List[cst.Call] = field(default_factory=list)        # sess.run / op.run / t.eval
+    removals: List[cst.Call] = field(default_factory=list)    # initializer runs, close()
+    saves: List[Tuple[cst.Call, str]] = field(default_factory=list)  # (call, "save"/"restore")
+    feed_dicts: Dict[str, cst.Dict] = field(default_factory=dict)    # proved feed dict names
+    program_of: Dict[int, str] = field(default_factory=dict)  # call id -> the helper's parameter
+    save_steps: Dict[int, str] = field(default_factory=dict)  # save id -> its global_step key
+    reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
+    passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
+
+
+class Planner:
+    """Reads one program into a Plan, or raises _Blocked naming every blocker."""
+
+    def _plan(self, stmts, session_at, methods, self_name) -> Plan:
+        """The program whose session statement is ``stmts[session_at]``: its graph, then
+        every use of the session and of graph names. Every blocker is named at once."""
+        session = self._session_stmt(stmts[session_at], self_name)
+        scopes = [*stmts[session_at:], *methods]
+        if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
+                   and _key(c.func.value, self_name) == session
+                   for c in _collect(*scopes, self_name=self_name).calls):
+            raise _NotAProgram()  # a Session that never runs anything: nothing to convert
+        plan = Plan(session=session, self_name=self_name, methods=methods)
+        blockers: List[str] = []
+        self._read_graph(stmts, session_at, plan, blockers)
+        self._read_uses(stmts, session_at, plan, blockers)
+        if blockers:
+            raise _Blocked("; ".join(dict.fromkeys(blockers)))
+        if not plan.runs:
+            raise _NotAProgram()  # only initializer runs: nothing is computed, nothing to convert
+        return plan
+
+    def _read_graph(self, stmts, session_at, plan: Plan, blockers: List[str]) -> None:
+        """The statements that build the graph (before the session; in a class, anywhere in
+        ``__init__``): placeholders, initializers, savers, graph-mode switches, graph code."""
+        self_name, session = plan.self_name, plan.session
+        region = range(len(stmts)) if self_name else range(session_at)
+        for i in region:
+            try:
+                stmt = stmts[i]
+                if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
+                        isinstance(stmt, cst.SimpleStatementLine)
+                        and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
+                    continue
+                value, key = _value(stmt), _assigned_key(stmt, self_name)
+                called = self._call_name(value)
+                if called in GRAPH_SWITCHES and isinstance(stmt.body[0], cst.Expr):
+                    plan.switches.append(i)
+                    continue
+                if called in PLACEHOLDERS:
+                    if not key:
+                        raise _Blocked("a placeholder not assigned to a plain name")
+                    plan.placeholders[key] = value
+                    plan.graph_keys.add(key)
+                    plan.graph.append(i)
+                    continue
+                if key and (called in INITIALIZERS or self._initializer_group(value, plan.inits)):
+                    plan.inits.add(key)
+                    plan.graph.append(i)
+                    continue
+                if key and called == "tf.train.Saver":
+                    for a in value.args:
+                        if a.keyword is None or a.keyword.value not in ("max_to_keep",):
+                            raise _Blocked("a tf.train.Saver with a var_list or options other than "
+                                           "max_to_keep")
+                    plan.savers.add(key)
+                    plan.saver_options[key] = [code(a) for a in value.args]
+                    plan.graph.append(i)
+                    continue
+                found = _collect(stmt, self_name=self_name)
+                if self_name and i > session_at and any(
+                        isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
+                        for c in found.calls):
+                    continue  # a run in __init__ (an initializer): handled with the other uses
+                if self._uses_tf(stmt) or any(k in plan.graph_keys for _, k in found.reads):
+                    if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
+                        raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
+                    plan.graph.append(i)
+                    plan.graph_keys |= found.binds
+                    for inner, inner_key, call in self._scoped_placeholders(stmt, self_name):
+                        plan.placeholders[inner_key] = call
+                        plan.scoped.append(inner)
+            except _Blocked as why:  # every blocker is named at once, not one per run
+                blockers.append(str(why))
+        if not plan.placeholders and not plan.graph and not blockers:
+            raise _Blocked("no graph-building code found before the Session")
+        plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
+                                                     session_at, self_name)
+        names = [_plain(k) for k in plan.graph_keys]
+        if len(set(names)) != len(names):
+            blockers.append("a graph name used both as a local and as an attribute")
+
+    def _read_uses(self, stmts, session_at, plan: Plan, blockers: List[str]) -> None:
+        """Every use of the session and of graph names past the graph: runs, initializer
+        runs, saves, functions the session is passed to, sessions reopened to restore."""
+        self_name, session, methods = plan.self_name, plan.session, plan.methods
+        rest = [s for i, s in enumerate(stmts) if i not in plan.graph and i not in plan.switches]
+        rest += methods
+        named = plan.graph_keys | plan.inits | plan.savers
+        shadowed = _shadowed(rest, named)
+        plan.graph_keys -= shadowed  # past the graph, those names are the program's own
+        plan.feed_dicts, feed_reads = self._named_feeds(rest, session, plan.placeholders, self_name)
+        helpers = {} if self_name else self._session_helpers(rest, session, named)
+        plan.passed = [n for _, _, nodes in helpers.values() for n in nodes]  # `train(sess, 20)`
+        passed = {id(n) for n in plan.passed}
+        for stmt in rest:
+            scope_session = session
+            if stmt is stmts[session_at]:
+                if not isinstance(stmt, cst.With):
+                    continue
+                found = _collect(stmt.body, self_name=self_name)
+            elif stmt in methods:
+                found = _collect(stmt.body, self_name=self_name)
+            elif id(stmt) in helpers:
+                scope_session = helpers[id(stmt)][1]
+                found = _collect(stmt.body, self_name=self_name)
+            elif self._reopened(stmt, session, plan.savers):
+                plan.reopened.append(stmt)
+                found = _collect(stmt.body, self_name=self_name)
+            else:
+                found = _collect(stmt, self_name=self_name)
+            for name in sorted((found.binds & named) - {session} - shadowed):
+                blockers.append(f"graph name {name!r} is rebound after the graph is built")
+            handled = self._read_calls(found.calls, scope_session, id(stmt) in helpers, plan, blockers)
+            for node, key in found.reads:
+                if id(node) in handled or id(node) in feed_reads or key in shadowed \
+                        or id(node) in passed:
+                    continue
+                if key == scope_session:
+                    blockers.append(f"the session {key!r} is used other than by run()/close()")
+                elif key in plan.graph_keys | plan.inits | plan.savers:
+                    blockers.append(f"graph value {key!r} is used outside sess.run()")
+
+    def _read_calls(self, calls, session, in_helper, plan: Plan, blockers: List[str]) -> Set[int]:
+        """The session's runs, initializer runs, closes and Saver calls among ``calls``,
+        recorded in the plan; returns the ids of the name reads they account for."""
+        self_name = plan.self_name
+        handled: Set[int] = set()
+        for call in calls:
+            try:
+                kind = self._session_call(call, session, plan.graph_keys, plan.inits, plan.savers,
+                                          plan.placeholders, self_name)
+            except _Blocked as why:
+                blockers.append(str(why))
+                handled |= {id(n) for n, _ in _collect(call, self_name=self_name).reads}
+                continue
+            if kind is None:
+                continue
+            handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
+            if kind in ("run", "init", "run_method"):
+                handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+            if in_helper:  # a function the session is passed to: its parameter holds the program
+                plan.program_of[id(call)] = session
+            if kind in ("run", "run_method"):
+                plan.runs.append(call)
+            elif kind in ("init", "close"):
+                plan.removals.append(call)
+            else:
+                handled |= {id(n) for n, _ in _collect(call.args[0].value, self_name=self_name).reads}
+                step = next((a.value for a in call.args[1:] if kind == "save" and a.keyword
+                             is not None and a.keyword.value == "global_step"), None)
+                if _key(step, self_name) in plan.graph_keys:  # TF1 read its value: the program does
+                    plan.save_steps[id(call)] = _key(step, self_name)
+                    handled.add(id(step))
+                plan.saves.append((call, kind))
+        return handled
+
+    def _session_helpers(self, rest, session, graph_names) -> Dict[int, tuple]:
+        """Functions of the program's block that the session is passed to
+        (``def train(sess, steps): ... sess.run(...) ... saver.save(sess, path)`` called as
+        ``train(sess, 20)``): their parameter gets the program instead, and their runs and
+        saves are converted with it. Every call of the function in the module must pass the
+        session there, and the function binds no graph name of its own. Returns
+        ``{id(function): (function, parameter, [the session arguments at the calls])}``."""
+        functions = {stmt.name.value: stmt for stmt in rest if isinstance(stmt, cst.FunctionDef)
+                     and isinstance(stmt.body, cst.IndentedBlock)}
+        if not functions:
+            return {}
+        calls = [c for c in _collect(self.ctx.module).calls
+                 if isinstance(c.func, cst.Name) and c.func.value in functions]
+        found: Dict[int, tuple] = {}
+        for name, function in functions.items():
+            params = function.params
+            if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg \
+                    or params.posonly_params:
+                continue
+            names = [p.name.value for p in params.params]
+            chosen, nodes = set(), []
+            for c in (c for c in calls if c.func.value == name):
+                at = [(i, a) for i, a in enumerate(c.args) if _key(a.value, None) == session]
+                if len(at) != 1 or at[0][1].star:
+                    chosen.add(None)
+                    continue
+                index, a = at[0]
+                chosen.add(a.keyword.value if a.keyword is not None else
+                           (names[index] if index < len(names) else None))
+                nodes.append(a.value)
+            if len(chosen) != 1 or None in chosen or not nodes:
+                continue
+            parameter = chosen.pop()
+            local = set(names) | _collect(function.body).binds
+            if parameter in names and not (local & graph_names):
+                found[id(function)] = (function, parameter, nodes)
+        return found
+
+    def _reopened(self, stmt, session, savers) -> bool:
+        """``with tf.Session() as sess: saver.restore(sess, path) ...`` after the program: a
+        new session on the same graph whose first act restores every variable (a Saver with
+        no var_list), so the program's own variables, restored, are what it runs on."""
+        if not isinstance(stmt, cst.With) or self._session_stmt(stmt) != session \
+                or not isinstance(stmt.body, cst.IndentedBlock):
+            return False
+        first = _value(stmt.body.body[0]) if stmt.body.body else None
+        return (isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute)
+                and first.func.attr.value == "restore" and _key(first.func.value, None) in savers
+                and bool(first.args) and _key(first.args[0].value, None) == session)
+
+    def _initializer_group(self, value, inits) -> bool:
+        """``tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())``
+        (or of names bound to initializers): running it initializes, nothing else."""
+        if self._call_name(value) != "tf.group" or not value.args:
+            return False
+        return all(a.keyword is None and not a.star and (
+            self._call_name(a.value) in INITIALIZERS
+            or isinstance(a.value, cst.Name) and a.value.value in inits) for a in value.args)
+
+    def _scoped_placeholders(self, stmt, self_name):
+        """``with tf.name_scope("input"): x = tf.placeholder(...)``: placeholders made in
+        the scope blocks of a graph statement, at any depth, as (statement, key, call). They
+        become parameters like the others; the scope keeps the rest of its body."""
+        while_blocks = [stmt] if isinstance(stmt, cst.With) else []
+        for block in while_blocks:
+            for inner in block.body.body:
+                if isinstance(inner, cst.With):
+                    while_blocks.append(inner)
+                    continue
+                value, key = _value(inner), _assigned_key(inner, self_name)
+                if key and self._call_name(value) in PLACEHOLDERS:
+                    yield inner, key, value
+
+    def _containers_of_graph(self, stmts, region, graph, switches, session_at, self_name) -> Set[str]:
+        """``pooled = []`` before graph code that fills it (``pooled.append(conv)``): the
+        container holds tensors of one trace, so it is made in the graph function, afresh
+        each time the function is traced (a module-level list would hand the second trace
+        the first one's tensors). Adds those statements to ``graph``; returns their names."""
+        reads: Set[str] = set()
+        for i in graph:
+            reads |= {k for _, k in _collect(stmts[i], self_name=self_name).reads}
+        moved: Set[str] = set()
+        for i in region:
+            stmt = stmts[i]
+            if i in graph or i in switches or i == session_at or not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            key = _assigned_key(stmt, self_name)
+            if key and key in reads and _fresh_container(_value(stmt)):
+                graph.append(i)
+                moved.add(key)
+        graph.sort()
+        return moved
+
+    def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
+        func = call.func
+        if not isinstance(func, cst.Attribute):
+            return None
+        owner, method = _key(func.value, self_name), func.attr.value
+        if method in ("run", "eval") and owner != session:
+            # the default session's forms: `tf.global_variables_initializer().run()`,
+            # `train_step.run(feed_dict={...})`, `accuracy.eval(feed_dict={...})`
+            if self._call_name(func.value) in INITIALIZERS or (owner in inits and not call.args):
+                return "init"
+            if owner in graph_keys:
+                self._check_feeds(self._method_feeds(call, session, self_name), placeholders,
+                                  self_name)
+                return "run_method"
+            return None
+        if owner is None:
+            return None
+        if owner in savers and method in ("save", "restore"):
+            if not call.args or _key(call.args[0].value, self_name) != session:
+                raise _Blocked(f"{owner}.{method}() with another session")
+            return method
+        if owner != session:
+            return None
+        if method == "close" and not call.args:
+            return "close"
+        if method != "run":
+            raise _Blocked(f"{session}.{method}() has no eager equivalent here")
+        if not call.args:
+            raise _Blocked("sess.run() without fetches")
+        fetch = call.args[0].value
+        if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits:
+            return "init"
+        problems = []  # the fetch and the feeds are both checked: all is said at once
+        try:
+            self._fetch_keys(fetch, graph_keys, self_name)
+        except _Blocked as why:
+            problems.append(str(why))
+        feeds = [a for a in call.args[1:] if a.keyword is None or a.keyword.value == "feed_dict"]
+        others = [a for a in call.args[1:] if a not in feeds]
+        if others or len(feeds) > 1:
+            problems.append("sess.run() with options or run_metadata")
+        else:
+            try:
+                self._check_feeds(feeds, placeholders, self_name)
+            except _Blocked as why:
+                problems.append(str(why))
+        if problems:
+            raise _Blocked("; ".join(problems))
+        return "run"
+
+    @staticmethod
+    def _method_feeds(call, session, self_name) -> list:
+        """The feed arguments of ``op.run(feed_dict, session)`` / ``t.eval(...)``."""
+        feeds = []
+        for name, a in _method_args(call):
+            if a.star or name not in ("feed_dict", "session"):
+                raise _Blocked(f".{call.func.attr.value}() with {name}=")
+            if name == "session":
+                if _key(a.value, self_name) != session:
+                    raise _Blocked(f".{call.func.attr.value}() with another session")
+            else:
+                feeds.append(a)
+        return feeds
+
+    def _check_feeds(self, feeds, placeholders, self_name) -> None:
+        if feeds:
+            feed = feeds[0].value
+            if isinstance(feed, cst.Name) and feed.value in self._proved_feeds:
+                return "run"
+            if not isinstance(feed, cst.Dict):
+                raise _Blocked("a feed_dict that is neither a dict literal nor a name bound once "
+                               "to one")
+            for element in feed.elements:
+                if not isinstance(element, cst.DictElement) \
+                        or _key(element.key, self_name) not in placeholders:
+                    raise _Blocked("a feed of something other than a placeholder")
+
+    def _named_feeds(self, scopes, session, placeholders, self_name):
+        """``feed = {x: a, y: b}`` then ``sess.run(..., feed_dict=feed)``: proved when the
+        name is bound exactly once, to a dict literal of placeholders, and is used only as
+        the feed of this session's runs. Returns ``{name: dict node}`` and the ids of the
+        placeholder reads in those dicts (they become parameter names)."""
+        self._proved_feeds = set()
+        uses: Dict[str, int] = {}
+        for call in _collect(*scopes, self_name=self_name).calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in ("run", "eval")):
+                continue
+            on_session = _key(func.value, self_name) == session
+            if func.attr.value == "eval" and on_session:
+                continue
+            for a in (call.args[1:] if on_session else call.args[:1]):
+                if (a.keyword is None or a.keyword.value == "feed_dict") \
+                        and isinstance(a.value, cst.Name):
+                    uses[a.value.value] = uses.get(a.value.value, 0) + 1
+        if not uses:
+            return {}, set()
+        assigns: Dict[str, list] = {n: [] for n in uses}
+        seen: Dict[str, int] = {n: 0 for n in uses}
+
+        class Scan(cst.CSTVisitor):
+            def visit_Assign(self, node):
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                        and node.targets[0].target.value in assigns:
+                    assigns[node.targets[0].target.value].append(node.value)
+
+            def visit_Arg(self, node):  # `feed_dict=feed_dict`: the keyword is no use
+                node.value.visit(self)
+                return False
+
+            def visit_Name(self, node):
+                if node.value in seen:
+                    seen[node.value] += 1
+
+        for scope in scopes:
+            scope.visit(Scan())
+        found, reads = {}, set()
+        for name, count in uses.items():
+            values = assigns[name]
+            # every appearance of the name: its one binding and its uses as a feed, nothing else
+            if len(values) != 1 or seen[name] != count + 1 or not isinstance(values[0], cst.Dict):
+                continue
+            literal = values[0]
+            if not all(isinstance(e, cst.DictElement) and _key(e.key, self_name) in placeholders
+                       for e in literal.elements):
+                continue
+            found[name] = literal
+            for element in literal.elements:
+                reads |= {id(n) for n, _ in _collect(element.key, self_name=self_name).reads}
+        self._proved_feeds = set(found)
+        return found, reads
+
+    def _fetch_keys(self, fetch, graph_keys, self_name) -> None:
+        key = _key(fetch, self_name)
+        if key is not None:
+            if key not in graph_keys:
+                raise _Blocked(f"a fetch of {key!r}, which is not built in the graph")
+            return
+        if isinstance(fetch, (cst.List, cst.Tuple)):
+            for element in fetch.elements:
+                if isinstance(element, cst.StarredElement):
+                    raise _Blocked("a starred fetch list")
+                self._fetch_keys(element.value, graph_keys, self_name)
+            return
+        if isinstance(fetch, cst.Dict):
+            for element in fetch.elements:
+                if not isinstance(element, cst.DictElement):
+                    raise _Blocked("a fetch dict with ** entries")
+                self._fetch_keys(element.value, graph_keys, self_name)
+            return
+        raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}")

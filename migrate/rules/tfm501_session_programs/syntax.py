@@ -1,0 +1,212 @@
+"""TFM501's vocabulary: the TF1 names it looks for, the keys it gives graph values
+(``x``, ``self.x``), and the small readers of libcst statements every stage uses."""
+from __future__ import annotations
+
+from typing import List, Optional, Set
+
+import libcst as cst
+
+from migrate.codemod.cstutil import NameReads
+
+SESSIONS = {"tf.Session", "tf.InteractiveSession"}
+PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
+INITIALIZERS = {"tf.global_variables_initializer", "tf.initialize_all_variables",
+                "tf.local_variables_initializer", "tf.initialize_local_variables",
+                "tf.tables_initializer", "tf.variables_initializer"}
+# sessions that own hooks, a scaffold and checkpointing: no eager conversion yet, so the
+# program stays in graph mode with a finding (never silently left to crash on TF2)
+# random ops TF1 seeded from the graph-level seed and the op's position in the graph when
+# given no seed of their own (ctx.v1 names)
+RANDOM_OPS = {"tf.nn.dropout", "tf.layers.dropout", "tf.random_normal", "tf.random_uniform",
+              "tf.truncated_normal", "tf.random.normal", "tf.random.uniform",
+              "tf.random.truncated_normal", "tf.multinomial", "tf.random.categorical",
+              "tf.random_shuffle", "tf.random.shuffle", "tf.random_crop", "tf.image.random_crop",
+              "tf.image.random_flip_left_right", "tf.image.random_flip_up_down",
+              "tf.image.random_brightness", "tf.image.random_contrast"}
+GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set_seed"}
+MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
+             "tf.train.SingularMonitoredSession"}
+
+
+class _NotAProgram(Exception):
+    """A Session that never runs anything: nothing to convert, nothing to report."""
+
+
+class _Blocked(Exception):
+    """Why a block cannot be converted with proof (the finding's message)."""
+
+
+def _key(expr, self_name: Optional[str]) -> Optional[str]:
+    """A graph name: ``x`` for a name, ``self.x`` for an attribute of the owning object."""
+    if isinstance(expr, cst.Name):
+        return expr.value
+    if self_name and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
+            and expr.value.value == self_name:
+        return f"self.{expr.attr.value}"
+    return None
+
+
+def _assigned_key(stmt, self_name: Optional[str] = None) -> Optional[str]:
+    """The key of a one-target simple assignment ``x = ...`` / ``self.x = ...``."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1:
+        return _key(stmt.body[0].targets[0].target, self_name)
+    return None
+
+
+def _value(stmt) -> Optional[cst.BaseExpression]:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], (cst.Assign, cst.Expr)):
+        return stmt.body[0].value
+    return None
+
+
+def _shadowed(rest, keys) -> Set[str]:
+    """Graph names the program's own code binds anew before it uses them
+    (``b = (step % 8) * 64`` in the training loop, beside a bias ``b``): past the graph
+    they are the program's Python values. Proven when the first statement naming one is a
+    plain assignment not reading it, and every later mention follows it in the same block
+    (so each use is of that value); object attributes are never taken this way."""
+    found: Set[str] = set()
+    for key in keys:
+        if key.startswith("self."):
+            continue
+        total = _mentions(rest, key)
+        if total and _bound_first(rest, key, total):
+            found.add(key)
+    return found
+
+
+def _mentions(nodes, key) -> int:
+    return sum(1 for node in nodes for _, k in _collect(node).reads if k == key)
+
+
+def _bound_first(stmts, key, total) -> bool:
+    for i, stmt in enumerate(stmts):
+        count = _mentions([stmt], key)
+        if not count:
+            continue
+        if isinstance(stmt, cst.SimpleStatementLine):
+            small = stmt.body[0]
+            return (len(stmt.body) == 1 and isinstance(small, cst.Assign)
+                    and any(_key(t.target, None) == key for t in small.targets)
+                    and not _mentions([small.value], key)
+                    and _mentions(stmts[i:], key) == total)
+        body = getattr(stmt, "body", None)
+        if isinstance(stmt, (cst.For, cst.While, cst.With)) and isinstance(body, cst.IndentedBlock) \
+                and _mentions(body.body, key) == count and getattr(stmt, "orelse", None) is None:
+            return _bound_first(list(body.body), key, total)
+        return False
+    return False
+
+
+def _only_placeholders(stmt, scoped: Set[int]) -> bool:
+    """A scope block that made placeholders and nothing else: it goes with them."""
+    return isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock) and all(
+        id(inner) in scoped or _only_placeholders(inner, scoped) for inner in stmt.body.body)
+
+
+def _default_of(item, self_name) -> Optional[str]:
+    """The key of ``<key>.as_default()``."""
+    if isinstance(item, cst.Call) and not item.args and isinstance(item.func, cst.Attribute) \
+            and item.func.attr.value == "as_default":
+        return _key(item.func.value, self_name)
+    return None
+
+
+def _bare_pass(stmt) -> bool:
+    return isinstance(stmt, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Pass) for small in stmt.body)
+
+
+def _plain(key: str) -> str:
+    """The name a key gets in the build function's parameters and returned dict."""
+    return key[len("self."):] if key.startswith("self.") else key
+
+
+class _Collect(NameReads):
+    """Keys a subtree binds and reads (with their nodes), and the calls in it."""
+
+    def __init__(self, self_name: Optional[str] = None) -> None:
+        super().__init__()
+        self.self_name = self_name
+        self.reads: List[tuple] = []  # (node, key)
+        self.binds: Set[str] = set()
+        self.calls: List[cst.Call] = []
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        key = _key(node, self.self_name)
+        if key is not None and key.startswith("self."):
+            self.reads.append((node, key))
+            return False
+        return super().visit_Attribute(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        super().visit_Name(node)
+        self.reads.append((node, node.value))
+
+    def _targets(self, target) -> None:
+        key = _key(target, self.self_name)
+        if key == "_":
+            return  # the throwaway name (`outputs, _ = dynamic_rnn(...)`, `_, loss = sess.run(...)`)
+        if key is not None:
+            self.binds.add(key)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._targets(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._targets(target.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._targets(node.asname.name)
+
+
+def _ids(node) -> Set[int]:
+    """The ids of a node and everything under it."""
+    found: Set[int] = set()
+
+    class Walk(cst.CSTVisitor):
+        def on_visit(self, n) -> bool:
+            found.add(id(n))
+            return True
+
+    node.visit(Walk())
+    return found
+
+
+def _method_args(call: cst.Call):
+    """(parameter, argument) of ``op.run(feed_dict=None, session=None)`` / ``t.eval(...)``."""
+    for index, a in enumerate(call.args):
+        yield (a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(index, 1)]), a
+
+
+def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
+    visitor = _Collect(self_name)
+    for node in nodes:
+        node.visit(visitor)
+    return visitor
+
+
+def _fresh_container(value) -> bool:
+    """``[]``, ``{}``, ``set()``, ``list()``, ``dict()``, a comprehension: a new mutable
+    container."""
+    if isinstance(value, (cst.List, cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and \
+        value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict")
