@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from .plan import Plan
-from .syntax import (MONITORED, SESSIONS, _assigned_key, _bare_pass, _Blocked, _collect, _default_of,
+from .syntax import (MONITORED, SESSIONS, SUPERVISED, _assigned_key, _bare_pass, _Blocked, _collect, _default_of,
                      _ids, _key, _NotAProgram, _plain, _value)
 
 
@@ -41,9 +41,17 @@ class Detect:
 
     def _monitored(self, stmt) -> Optional[str]:
         """The TF1 name of a monitored session the statement makes (``with
-        tf.train.MonitoredTrainingSession(...) as sess:``, ``sess = ...``), else None."""
+        tf.train.MonitoredTrainingSession(...) as sess:``, ``sess = ...``, a Supervisor's
+        ``with sv.managed_session() as sess:``), else None."""
         values = [item.item for item in stmt.items] if isinstance(stmt, cst.With) else [_value(stmt)]
-        return next((name for name in map(self._call_name, values) if name in MONITORED), None)
+        for value in values:
+            name = self._call_name(value)
+            if name in MONITORED:
+                return name
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                    and value.func.attr.value in SUPERVISED:
+                return f"tf.train.Supervisor's {value.func.attr.value}()"
+        return None
 
     def _owned_graph(self, stmts, methods, self_name):
         """``graph = tf.Graph()``, ``with graph.as_default(): <graph code>`` and

@@ -24,6 +24,8 @@ RANDOM_OPS = {"tf.nn.dropout", "tf.layers.dropout", "tf.random_normal", "tf.rand
               "tf.image.random_flip_left_right", "tf.image.random_flip_up_down",
               "tf.image.random_brightness", "tf.image.random_contrast"}
 GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set_seed"}
+# a tf.train.Supervisor's ways to a session (graph mode too, like the monitored sessions)
+SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
 
