@@ -43,6 +43,8 @@ class Converter:
             finding.remove(stmts[i])
         for stmt in plan.scoped:  # the moved scope block keeps the rest of its body
             finding.remove(stmt)
+        for stmt in plan.hoisted:  # graph code written in the session block joins the graph
+            finding.remove(stmt)
         fetched: List[str] = []
         for call in plan.runs:
             target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
@@ -68,7 +70,9 @@ class Converter:
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]
             body += [rewritten.get(id(stmts[i]), stmts[i]) for i in moved]
-            body = [b.with_changes(leading_lines=()) if n == 0 else b for n, b in enumerate(body)]
+            body += [rewritten.get(id(stmt), stmt) for stmt in plan.hoisted]
+            body = [b.with_changes(leading_lines=() if n == 0 else _nested_blanks(b.leading_lines))
+                    for n, b in enumerate(body)]
             body.append(cst.parse_statement(f"return {{{returned}}}\n"))
             blank = [cst.EmptyLine(), cst.EmptyLine()] if at_module else []
             func = cst.parse_statement(header)
@@ -233,3 +237,16 @@ class Converter:
             rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
+
+
+def _nested_blanks(lines):
+    """A moved statement's leading lines inside the build function: blank lines carry no
+    indentation and come one at a time (two separated module-level definitions)."""
+    out = []
+    for line in lines:
+        if line.comment is None:
+            if out and out[-1].comment is None:
+                continue
+            line = line.with_changes(indent=False)
+        out.append(line)
+    return out

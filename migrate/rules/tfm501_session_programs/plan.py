@@ -11,7 +11,7 @@ from migrate.codemod.cstutil import code
 from migrate.codemod.shared import GRAPH_SWITCHES
 
 from .syntax import (INITIALIZERS, PLACEHOLDERS, _assigned_key, _Blocked, _collect, _fresh_container,
-                     _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
+                     _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
 @dataclass
@@ -38,6 +38,7 @@ class Plan:
     program_of: Dict[int, str] = field(default_factory=dict)  # call id -> the helper's parameter
     save_steps: Dict[int, str] = field(default_factory=dict)  # save id -> its global_step key
     reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
+    hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
 
 
@@ -68,9 +69,13 @@ class Planner:
         ``__init__``): placeholders, initializers, savers, graph-mode switches, graph code."""
         self_name, session = plan.self_name, plan.session
         region = range(len(stmts)) if self_name else range(session_at)
+        functions = []  # module-level functions: graph-building helpers if they read the graph
         for i in region:
             try:
                 stmt = stmts[i]
+                if isinstance(stmt, cst.FunctionDef) and not self_name:
+                    functions.append(i)
+                    continue
                 if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
                         isinstance(stmt, cst.SimpleStatementLine)
                         and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
@@ -117,11 +122,68 @@ class Planner:
                 blockers.append(str(why))
         if not plan.placeholders and not plan.graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
+        plan.graph += self._graph_helpers(stmts, functions, plan)
+        plan.graph.sort()
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
                                                      session_at, self_name)
         names = [_plain(k) for k in plan.graph_keys]
         if len(set(names)) != len(names):
             blockers.append("a graph name used both as a local and as an attribute")
+
+    def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
+        """``def neural_net(x): ... weights['h1'] ...`` beside graph code that calls it: a
+        function reading graph values, called only while the graph is built, builds graph
+        itself. It moves into the build function with that code (where those values are
+        its locals' neighbours), when no call of it is left outside the graph."""
+        found: List[int] = []
+        while True:
+            graph_ids: Set[int] = set()
+            for i in plan.graph + found:
+                graph_ids |= _ids(stmts[i])
+            more = []
+            for i in functions:
+                function = stmts[i]
+                if i in found or not ({k for _, k in _collect(function.body).reads} & plan.graph_keys):
+                    continue
+                calls = [c for c in _collect(self.ctx.module).calls
+                         if isinstance(c.func, cst.Name) and c.func.value == function.name.value]
+                names = [n for n, k in _collect(self.ctx.module).reads  # its name, but as defined
+                         if k == function.name.value and n is not function.name]
+                if calls and all(id(c) in graph_ids for c in calls) and len(names) == len(calls):
+                    more.append(i)
+            if not more:
+                return found
+            found += more
+
+    def _hoisted(self, stmts, session_at, plan: Plan, rest) -> List[cst.SimpleStatementLine]:
+        """``pred = tf.nn.softmax(logits)`` written inside the session block, after
+        training: graph code reading only graph values and what was bound before the
+        session. It joins the build function (TF1 built it into the same graph), and its
+        name becomes a graph value the program can fetch."""
+        anchor = stmts[session_at]
+        if plan.self_name or not isinstance(anchor, cst.With) \
+                or not isinstance(anchor.body, cst.IndentedBlock):
+            return []
+        later = _collect(*rest).binds  # names the program binds once it runs
+        hoisted = []
+        for stmt in anchor.body.body:
+            key, value = _assigned_key(stmt), _value(stmt)
+            if key is None or not isinstance(value, cst.BaseExpression) or not self._uses_tf(stmt):
+                continue
+            reads = {k for _, k in _collect(value).reads}
+            binds_elsewhere = sum(1 for s in rest for k in [_assigned_key(s)] if k == key)
+            if reads & (later - plan.graph_keys) or key in plan.graph_keys or binds_elsewhere \
+                    or key == plan.session or any(self._call_name(c) in INITIALIZERS
+                                                  for c in _collect(value).calls) \
+                    or not reads & plan.graph_keys:
+                continue
+            if sum(1 for s in anchor.body.body for k in [_assigned_key(s)] if k == key) != 1 \
+                    or any(k == key for s in anchor.body.body for k in _collect(s).binds
+                           if s is not stmt):
+                continue
+            hoisted.append(stmt)
+            plan.graph_keys.add(key)
+        return hoisted
 
     def _read_uses(self, stmts, session_at, plan: Plan, blockers: List[str]) -> None:
         """Every use of the session and of graph names past the graph: runs, initializer
@@ -129,8 +191,9 @@ class Planner:
         self_name, session, methods = plan.self_name, plan.session, plan.methods
         rest = [s for i, s in enumerate(stmts) if i not in plan.graph and i not in plan.switches]
         rest += methods
+        plan.hoisted = self._hoisted(stmts, session_at, plan, rest)
         named = plan.graph_keys | plan.inits | plan.savers
-        shadowed = _shadowed(rest, named)
+        shadowed = _shadowed(rest, named) - {_assigned_key(h) for h in plan.hoisted}
         plan.graph_keys -= shadowed  # past the graph, those names are the program's own
         plan.feed_dicts, feed_reads = self._named_feeds(rest, session, plan.placeholders, self_name)
         helpers = {} if self_name else self._session_helpers(rest, session, named)
@@ -141,7 +204,9 @@ class Planner:
             if stmt is stmts[session_at]:
                 if not isinstance(stmt, cst.With):
                     continue
-                found = _collect(stmt.body, self_name=self_name)
+                hoisted = {id(h) for h in plan.hoisted}
+                found = _collect(*(s for s in stmt.body.body if id(s) not in hoisted),
+                                 self_name=self_name)
             elif stmt in methods:
                 found = _collect(stmt.body, self_name=self_name)
             elif id(stmt) in helpers:
