@@ -141,3 +141,22 @@ def test_rewritten_call_gets_no_check_the_call_note():
         """)
     assert "tf.nn.dropout(x, rate=self.dropout)" in new
     assert [f["code"] for f in findings if "dropout" in f["message"]] == ["TFM107"]
+
+
+def test_a_parameter_only_renamed_is_no_error_in_tf2_code():
+    """`with tf.device("/cpu:0"):` in a file with no TF1 API: TF1's `device_name_or_function`
+    and TF2's `device_name` are one parameter renamed, and TensorFlow's upgrade tables
+    record no change of tf.device, so the call means the same either way (it was an
+    error finding, in idiomatic TF2 code and on every second run over migrated code). A
+    call whose change the tables do record still is one."""
+    new, findings = upgrade("""
+        import tensorflow as tf
+        with tf.device("/cpu:0"):
+            x = tf.ones(3)
+        """)
+    assert new is None and not findings
+    _, findings = upgrade("""
+        import tensorflow as tf
+        y = tf.nn.dropout(x, 0.5)
+        """)
+    assert [f["code"] for f in errors(findings)] == ["TFM102"]

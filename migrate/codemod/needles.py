@@ -84,7 +84,6 @@ def tf1_meaning(source: str) -> bool:
     if any(literal in text for literal in TF1_CODE.literals):
         if any(not prose.covers(m.start()) for m in TF1_CODE.pattern.finditer(text)):
             return True
-        prose = _Prose(source)  # asked again from the start below
     only = _tf1_only_names()
     for match in _TF_NAME.finditer(text):
         parts = match.group(1).rstrip(".").split(".")
@@ -101,8 +100,9 @@ _PROSE = {tokenize.COMMENT, tokenize.STRING} | (
 class _Prose:
     """Is an offset of the source inside a comment or a string literal? A docstring that
     says "a Session(graph=graph)" is no TF1 code (else a migrated file would read as TF1 on
-    a second run). Offsets are asked in increasing order; the source is tokenized only as
-    far as they reach. Source tokenize cannot read counts as code."""
+    a second run). The source is tokenized only as far as the offsets asked reach, and
+    what was read is kept for any offset asked later. Source tokenize cannot read counts
+    as code."""
 
     def __init__(self, source: str) -> None:
         self.starts = [0]

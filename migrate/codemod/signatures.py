@@ -131,17 +131,22 @@ class Readings:
     """How a call of a name valid in TF1 and TF2 binds under each signature."""
     tf1: Binding
     tf2: Binding
+    # TensorFlow's upgrade tables know a change of this function's arguments (a transform,
+    # a reorder, a keyword rename, a warning); without one, a parameter that only changed its
+    # name (tf.device's device_name_or_function -> device_name) means what it meant
+    changed: bool = True
 
     @property
     def verdict(self) -> str:
         """"tf1"/"tf2": only that reading binds; "same": both bind each argument to the same
-        parameter (TF1's keyword renames applied); "differ": both bind, differently;
-        "neither": the call is invalid either way."""
+        parameter (TF1's keyword renames applied), or to parameters TensorFlow's tables
+        record no change of; "differ": both bind, differently; "neither": the call is
+        invalid either way."""
         if self.tf1.problem and self.tf2.problem:
             return "neither"
         if self.tf1.problem or self.tf2.problem:
             return "tf2" if self.tf1.problem else "tf1"
-        return "same" if self.tf1.params == self.tf2.params else "differ"
+        return "same" if self.tf1.params == self.tf2.params or not self.changed else "differ"
 
     def first_difference(self) -> Tuple[int, Optional[str], Optional[str]]:
         for index, (one, two) in enumerate(zip(self.tf1.params, self.tf2.params)):
@@ -156,10 +161,13 @@ def readings(name: str, keywords: Sequence[Optional[str]]) -> Optional[Readings]
     tf1, tf2 = tf1_signature(name), tf2_signature(rewrite_target(name))
     if tf1 is None or tf2 is None:
         return None
-    renames = upgrade_tables()["keyword_renames"].get(name, {})
+    tables = upgrade_tables()
+    renames = tables["keyword_renames"].get(name, {})
     one = bind(tf1, keywords)
     one = Binding(tuple(_renamed(renames, p) for p in one.params), one.problem)
-    return Readings(one, bind(tf2, keywords))
+    changed = any(name in tables.get(table, ()) for table in
+                  ("transforms", "reorders", "keyword_renames", "arg_warnings", "function_warnings"))
+    return Readings(one, bind(tf2, keywords), changed)
 
 
 def _renamed(renames: dict, param: Optional[str]) -> Optional[str]:

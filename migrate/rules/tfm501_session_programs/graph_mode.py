@@ -125,6 +125,8 @@ class GraphMode:
             else:
                 continue
             self.ctx.findings.remove(found)
+            if "compat" in code(node):  # already TF1's own (a second run): nothing to change
+                continue
             finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
             finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
 
