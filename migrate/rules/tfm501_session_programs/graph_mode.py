@@ -9,7 +9,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code
 from migrate.codemod.shared import is_graph_switch
 
-from .syntax import PLACEHOLDERS, _collect, _default_of, _ids
+from .syntax import PLACEHOLDERS, _collect, _ids
 
 
 class GraphMode:
@@ -67,13 +67,10 @@ class GraphMode:
                 self.functions.pop()
 
             def visit_With(self, node):
-                self.graphs += any(_default_of(item.item, None) is not None or
-                                   isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
-                                   and item.item.func.attr.value == "as_default" for item in node.items)
+                self.graphs += _makes_default(node)
 
             def leave_With(self, node):
-                self.graphs -= any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
-                                   and item.item.func.attr.value == "as_default" for item in node.items)
+                self.graphs -= _makes_default(node)
 
             def visit_Call(self, node):
                 owner = self.functions[-1] if self.functions else None
@@ -153,3 +150,9 @@ class GraphMode:
             if top is binding or id(binding) in _ids(top):
                 inside = top
         return (inside, True) if inside is not None else None
+
+
+def _makes_default(node: cst.With) -> bool:
+    """``with <anything>.as_default():``: code under it builds that graph, on TF2 too."""
+    return any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+               and item.item.func.attr.value == "as_default" for item in node.items)

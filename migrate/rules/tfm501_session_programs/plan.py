@@ -136,6 +136,7 @@ class Planner:
         itself. It moves into the build function with that code (where those values are
         its locals' neighbours), when no call of it is left outside the graph."""
         found: List[int] = []
+        module = _collect(self.ctx.module)  # every call and name of the module, read once
         while True:
             graph_ids: Set[int] = set()
             for i in plan.graph + found:
@@ -145,9 +146,9 @@ class Planner:
                 function = stmts[i]
                 if i in found or not ({k for _, k in _collect(function.body).reads} & plan.graph_keys):
                     continue
-                calls = [c for c in _collect(self.ctx.module).calls
+                calls = [c for c in module.calls
                          if isinstance(c.func, cst.Name) and c.func.value == function.name.value]
-                names = [n for n, k in _collect(self.ctx.module).reads  # its name, but as defined
+                names = [n for n, k in module.reads  # its name, but as defined
                          if k == function.name.value and n is not function.name]
                 if calls and all(id(c) in graph_ids for c in calls) and len(names) == len(calls):
                     more.append(i)
@@ -168,18 +169,15 @@ class Planner:
         hoisted = []
         for stmt in anchor.body.body:
             key, value = _assigned_key(stmt), _value(stmt)
-            if key is None or not isinstance(value, cst.BaseExpression) or not self._uses_tf(stmt):
+            if key is None or key == plan.session or key in plan.graph_keys \
+                    or not isinstance(value, cst.BaseExpression) or not self._uses_tf(stmt):
                 continue
-            reads = {k for _, k in _collect(value).reads}
-            binds_elsewhere = sum(1 for s in rest for k in [_assigned_key(s)] if k == key)
-            if reads & (later - plan.graph_keys) or key in plan.graph_keys or binds_elsewhere \
-                    or key == plan.session or any(self._call_name(c) in INITIALIZERS
-                                                  for c in _collect(value).calls) \
-                    or not reads & plan.graph_keys:
-                continue
-            if sum(1 for s in anchor.body.body for k in [_assigned_key(s)] if k == key) != 1 \
-                    or any(k == key for s in anchor.body.body for k in _collect(s).binds
-                           if s is not stmt):
+            found = _collect(value)
+            reads = {k for _, k in found.reads}
+            others = [*(s for s in rest if s is not anchor), *(s for s in anchor.body.body if s is not stmt)]
+            if not reads & plan.graph_keys or reads & (later - plan.graph_keys) \
+                    or any(self._call_name(c) in INITIALIZERS for c in found.calls) \
+                    or key in _collect(*others).binds:  # bound once: this value is the one read
                 continue
             hoisted.append(stmt)
             plan.graph_keys.add(key)
