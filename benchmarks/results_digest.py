@@ -28,7 +28,7 @@ def one(path: str):
     result = process(path, raw, tuple(select_codes()), True)
     new = result["new"]
     return path, {"new": hashlib.sha256(new).hexdigest() if new is not None else None,
-                  "findings": [[f["line"], f["column"], f["code"], f["message"]] for f in result["findings"]],
+                  "findings": [[f.line, f.column, f.code, f.message] for f in result["findings"]],
                   "names": result["names"], "error": result["error"]}
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import stat
 from typing import List, Optional, Tuple
 
@@ -126,7 +127,6 @@ def sweep_temps(folder: str) -> List[Tuple[str, str]]:
     if they are the current user's. A rescue copy (the complete new text of a file that
     was being rewritten in place) is removed only when the file already holds it;
     otherwise it is kept and reported, so nothing is lost. Returns (path, message) rows."""
-    import shutil
 
     kept: List[Tuple[str, str]] = []
     try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import warnings
+import importlib
 
 # read by tensorflow when tf.keras is first touched
 os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
@@ -33,6 +34,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(f"shims needs TensorFlow and tf-keras ({exc.name} is missing): "
                       "pip install 'tf-migrate[tf]'") from None
 
+from shims import _names  # noqa: F401  (bound here even when the tool loaded it first)
 from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy_layer,
                           track_tf1_style_variables)
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
@@ -52,7 +54,6 @@ __all__ = [
 def __getattr__(name: str):
     """``shims.contrib`` (it loads tf-slim) and ``shims.summary`` are imported on first use."""
     if name in ("contrib", "summary"):
-        import importlib
 
         return importlib.import_module(f"shims.{name}")
     raise AttributeError(f"module 'shims' has no attribute {name!r}")

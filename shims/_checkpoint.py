@@ -6,8 +6,7 @@ from typing import List, Tuple, Union
 
 import tensorflow as tf
 
-from migrate.checkpoints.names import NameMap, canonical, is_bookkeeping, is_slot, is_tf1_slot, match_names
-
+from shims._names import NameMap, canonical, is_bookkeeping, is_slot, is_tf1_slot, match_names
 
 
 @dataclass

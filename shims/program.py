@@ -32,6 +32,8 @@ What makes it behave like the TF1 graph:
 - **Checkpoints use TF1 names** (a ``tf.compat.v1.train.Saver`` over the global
   variables, in eager mode): checkpoints the TF1 program wrote restore, and what
   this writes restores into the TF1 graph.
+
+Imports inside functions: tf_keras and TensorFlow internals used by one code path each (a legacy-Keras graph check, eager tensor conversion), loaded when that path runs.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ import contextlib
 import io
 import threading
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+import os
 
 import numpy as np
 import tensorflow as tf
@@ -435,7 +438,6 @@ class GraphProgram(tf.Module):
 
     def restore(self, path: str) -> None:
         """Restore a TF1 name-based checkpoint (a file prefix or a directory)."""
-        import os
 
         if os.path.isdir(path):
             latest = tf.train.latest_checkpoint(path)

@@ -30,7 +30,7 @@ def run(code, source):
 
 
 def render_findings(findings):
-    return "".join(f"{f['line']}:{f['column']} {f['code']} {f['message']}\n" for f in findings)
+    return "".join(f"{f.line}:{f.column} {f.code} {f.message}\n" for f in findings)
 
 
 def update():

@@ -322,7 +322,7 @@ def test_help_shows_metavars_not_python_types():
 
 def test_verify_text_explains_a_pass_on_atol(capsys):
     """#16: `max rel 10.6` marked ok used to come with no word of why."""
-    from migrate.cli import _print_verify
+    from migrate.commands.verify import _print_verify
 
     close = {"ok": True, "max_abs": 2e-7, "max_rel": 10.6}
     report = {"ok": True, "legacy": "a.py:f", "migrated": "b.py:f", "rtol": 1e-5, "atol": 1e-5,

@@ -25,7 +25,7 @@ def test_fixture(code, case, folder):
         cst.parse_module(outcome.new_source)  # the output parses
         again = run(code, outcome.new_source)
         assert again.new_source is None, "a second run changed the file again"
-        assert not any(f["fixable"] for f in again.findings), "fixable findings left after the fix"
+        assert not any(f.fixable for f in again.findings), "fixable findings left after the fix"
     else:
         assert outcome.new_source is None
 
@@ -53,7 +53,7 @@ def test_tfm501_names_every_blocker_at_once():
     then "a feed_dict that is neither a dict literal nor a name bound once"."""
     with open(os.path.join(FIXTURES, "TFM501", "every_blocker_named.in.py"), encoding="utf-8") as handle:
         outcome = run("TFM501", handle.read())
-    kept = [f["message"] for f in outcome.findings if "kept in TF1 graph mode" in f["message"]]
+    kept = [f.message for f in outcome.findings if "kept in TF1 graph mode" in f.message]
     assert len(kept) == 1
     for blocker in ("a fetch that is not a graph name: model.loss",
                     "a feed_dict that is neither a dict literal nor a name bound once",

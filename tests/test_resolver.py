@@ -11,15 +11,20 @@ from migrate.codemod.rule import Rule
 class Probe(Rule):
     """Records the resolved name of every call's function."""
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self.calls = []
+
     def visit_Call(self, node: cst.Call) -> None:
-        self.ctx.shared.setdefault("calls", []).append(self.ctx.qualname(node.func))
+        self.calls.append(self.ctx.qualname(node.func))
 
 
 def resolve(source: str):
     module = cst.parse_module(textwrap.dedent(source))
     ctx = FileContext(module)
-    _Walker(ctx, [Probe(ctx)]).walk(module)
-    return ctx.shared.get("calls", [])
+    probe = Probe(ctx)
+    _Walker(ctx, [probe]).walk(module)
+    return probe.calls
 
 
 @pytest.mark.parametrize("source,expected", [

@@ -32,12 +32,12 @@ def test_documented_example_does_what_it_says(code):
     before, after = example(rule.before), example(rule.after)
     assert before != after, "the example shows no change"
     new, findings = run(rule, before)
-    assert any(f["code"] == code for f in findings), f"{code} finds nothing in its own example"
+    assert any(f.code == code for f in findings), f"{code} finds nothing in its own example"
     if rule.fixable:
         assert new == after, f"{code}'s documented before does not become its documented after:\n{new}"
         again, left = run(rule, after)
-        assert again is None and not any(f["fixable"] for f in left), "the documented after changes again"
+        assert again is None and not any(f.fixable for f in left), "the documented after changes again"
     else:
         assert new is None, f"{code} is documented as report-only but changed the file"
         _, left = run(rule, after)
-        assert not left, f"{code} still reports the documented fix: {[f['message'] for f in left]}"
+        assert not left, f"{code} still reports the documented fix: {[f.message for f in left]}"

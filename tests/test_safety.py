@@ -121,12 +121,12 @@ def test_a_bad_rules_index_is_not_trusted(tmp_path, cache, index):
 
 def test_a_file_changed_after_reading_is_not_overwritten(tmp_path):
     """#10: a file is replaced only if it still holds what was read."""
-    from migrate.cli import _write_outputs
+    from migrate.codemod.write import write_outputs
     from migrate.codemod.runner import FileReport
 
     f = write(tmp_path / "m.py", "edited by the user meanwhile\n")
     report = FileReport(str(f), new=b"x = 1\n", raw=b"what the run read\n")
-    errors = _write_outputs([str(f)], [report], None)
+    errors = write_outputs([str(f)], [report], None)
     assert errors and "changed since it was read" in errors[0][1]
     assert f.read_text() == "edited by the user meanwhile\n"
 

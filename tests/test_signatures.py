@@ -17,7 +17,7 @@ def upgrade(source):
 
 
 def errors(findings):
-    return [f for f in findings if f["message"].startswith("error:")]
+    return [f for f in findings if f.message.startswith("error:")]
 
 
 def test_signatures_are_read_from_tensorflow():
@@ -61,7 +61,7 @@ def test_call_that_cannot_bind_is_an_error_and_left_alone():
     new, findings = upgrade(source)
     assert "tf.sparse.concat(ax, inp, name=n, expand_nonconcat_dims=e, concat_dim=c)" in new
     (error,) = errors(findings)
-    assert "gets axis twice" in error["message"] and error["code"] == "TFM102"
+    assert "gets axis twice" in error.message and error.code == "TFM102"
 
 
 def test_contrib_summaries_get_the_global_step_and_record_if_its_condition():
@@ -93,7 +93,7 @@ def test_two_readings_without_evidence_are_an_error(call, argument):
     new, findings = upgrade(f"import tensorflow as tf\ny = {call}\n")
     assert new is None
     (error,) = errors(findings)
-    assert argument in error["message"]
+    assert argument in error.message
 
 
 @pytest.mark.parametrize("call", ["tf.nn.dropout(h, rate=0.5)", "tf.boolean_mask(t, m)",
@@ -124,8 +124,8 @@ def test_softmax_without_evidence_names_both_readings():
         """)
     assert new is None
     (error,) = errors(findings)
-    assert "stops gradients into labels in TF1 but backpropagates" in error["message"]
-    assert "ignore[TFM107]" in error["message"]
+    assert "stops gradients into labels in TF1 but backpropagates" in error.message
+    assert "ignore[TFM107]" in error.message
     kept, findings = upgrade("""
         import tensorflow as tf
         loss = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=z)  # tf-migrate: ignore[TFM107]
@@ -140,7 +140,7 @@ def test_rewritten_call_gets_no_check_the_call_note():
         h = tf.nn.dropout(x, keep_prob=1 - self.dropout)
         """)
     assert "tf.nn.dropout(x, rate=self.dropout)" in new
-    assert [f["code"] for f in findings if "dropout" in f["message"]] == ["TFM107"]
+    assert [f.code for f in findings if "dropout" in f.message] == ["TFM107"]
 
 
 def test_a_parameter_only_renamed_is_no_error_in_tf2_code():
@@ -159,4 +159,4 @@ def test_a_parameter_only_renamed_is_no_error_in_tf2_code():
         import tensorflow as tf
         y = tf.nn.dropout(x, 0.5)
         """)
-    assert [f["code"] for f in errors(findings)] == ["TFM102"]
+    assert [f.code for f in errors(findings)] == ["TFM102"]

@@ -136,7 +136,7 @@ print(json.dumps(sorted(rows)))
 
 def migrate(source: str) -> str:
     outcome = transform(textwrap.dedent(source), list(all_rules().values()))
-    assert not [f for f in outcome.findings if f["message"].startswith("error:")], outcome.findings
+    assert not [f for f in outcome.findings if f.message.startswith("error:")], outcome.findings
     assert outcome.new_source is not None
     return outcome.new_source
 

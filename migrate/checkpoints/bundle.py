@@ -14,12 +14,17 @@ TensorFlow's rejects: every index block's CRC32C, every field's wire type, every
 entry's shard, range and size, and every tensor's CRC32C when it is read. Anything it
 does not handle (compressed index blocks, partitioned-variable slices, exotic dtypes)
 raises ``Unsupported`` and callers fall back to TensorFlow's reader.
+
+Imports inside functions: numpy, ml_dtypes and crc32c are loaded when a tensor is read or checked, so listing a checkpoint's names needs none of them.
 """
 from __future__ import annotations
 
 import os
+import stat
 import struct
 from typing import Dict, Iterator, List, Tuple
+
+from migrate.safeio import describe, read_regular
 
 MAGIC = 0xDB4775248B80FB57
 FOOTER = 48
@@ -238,7 +243,6 @@ class Bundle:
 
     def __init__(self, prefix: str) -> None:
         self.prefix = prefix
-        from migrate.safeio import describe, read_regular
 
         try:
             data = read_regular(prefix + ".index")  # a FIFO is refused without blocking
@@ -311,7 +315,6 @@ class Bundle:
             path = self._shard(shard)
             try:
                 fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-                import stat
 
                 if not stat.S_ISREG(os.fstat(fd).st_mode):
                     os.close(fd)

@@ -3,15 +3,36 @@
 Each side of a comparison may be a TF1 name-based checkpoint prefix, a TF2
 object-based prefix, a directory with a ``checkpoint`` file, or a Keras
 ``.weights.h5`` file. Tensors are read one at a time, never a whole checkpoint.
+
+Imports inside functions: tensorflow, numpy and h5py are loaded by the action that needs them (``ls`` and ``compare`` never import tensorflow; ``convert`` runs it in a subprocess).
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import json
 import os
+import queue
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
-from migrate.checkpoints.bundle import STREAM
-from migrate.checkpoints.names import NameMap, is_bookkeeping, is_global_step, is_slot, is_tf1_slot, match_names
+from migrate.checkpoints.bundle import STREAM, Bundle, BundleError, Unsupported
+from migrate.checkpoints.names import (
+    NameMap,
+    is_bookkeeping,
+    is_global_step,
+    is_slot,
+    is_tf1_slot,
+    match_names,
+    tf1_name,
+)
+from migrate.safeio import describe, read_regular, sweep_temps, temp_prefix
 
 
 class CkptError(Exception):
@@ -21,7 +42,6 @@ class CkptError(Exception):
 def _tf():
     """Import tensorflow for a CLI command, without TF 2.21's start-up lines on stderr
     (absl prints them before any log level applies, so fd 2 is muted for the import)."""
-    import sys
 
     if "tensorflow" in sys.modules:
         return sys.modules["tensorflow"]
@@ -71,11 +91,9 @@ class Side:
 
 def _prefix(path: str) -> str:
     """A checkpoint prefix from a prefix or a directory with a ``checkpoint`` file."""
-    import re
 
     if not os.path.isdir(path):
         return path
-    from migrate.safeio import describe, read_regular
 
     state = os.path.join(path, "checkpoint")
     if not os.path.lexists(state):
@@ -99,7 +117,6 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
     prefix = _prefix(path)
     if not (os.path.exists(prefix + ".index") or os.path.exists(prefix)):
         raise CkptError(f"{path}: no such checkpoint (expected {prefix}.index)")
-    from migrate.checkpoints.bundle import Bundle, BundleError, Unsupported
 
     bundle = None
     try:
@@ -144,7 +161,6 @@ def open_side(path: str, slots: bool = False, everything: bool = False) -> Side:
 def verify_side(side: Side, done=()) -> None:
     """Check every stored tensor not in ``done`` (CRC32C with the bundle reader, a full
     read with TensorFlow's): a comparison is only OK for checkpoints that load whole."""
-    from migrate.checkpoints.bundle import BundleError
 
     done = set(done)
     for key in side.everything:
@@ -278,8 +294,6 @@ def _difference(a, b, rtol: float, atol: float):
     return same, max_abs, max_rel
 
 
-
-
 def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: float,
               buffers: List[bytearray]):
     """Compare two bundle tensors chunk by chunk. A reader thread fills NEW's chunks into
@@ -287,12 +301,8 @@ def _streamed(old: Side, okey: str, new: Side, nkey: str, rtol: float, atol: flo
     compares; a buffer goes back to the reader only once compared. Equal chunks cost one
     memcmp, and memory stays at three chunk buffers whatever the tensor's size. Both
     sides' CRC32Cs are checked once the last chunk is in."""
-    import queue
-    import threading
 
     import numpy as np
-
-    from migrate.checkpoints.bundle import BundleError
 
     dtype = old.bundle.numpy_dtype(okey)
     free: "queue.Queue" = queue.Queue()
@@ -391,11 +401,13 @@ try:
         warnings.simplefilter("ignore")
         import shims
     from migrate.checkpoints.names import NameMap
+    from migrate.safeio import read_regular
+
     model = factory()
     if not shims.tracked_variables(model):
         raise CkptError("the model has no variables yet: build or call it inside the factory")
     try:
-        report = shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"]),
+        report = shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"], read_regular),
                                            strict=True)
     except ValueError as exc:
         raise CkptError(str(exc)) from None
@@ -417,9 +429,6 @@ def convert_model(old: Side, out: str, model: str, map_path: Optional[str],
     give (a file that imports shims first gets tf_keras, as the migrated code does).
     Returns (written prefix, the generation used, the stored tensors the model has no
     variable for: optimizer slots, global_step)."""
-    import json
-    import subprocess
-    import sys
 
     env = dict(os.environ, TFM_CONVERT=json.dumps(
         {"model": model, "old": old.path, "out": os.path.abspath(out), "map": map_path}),
@@ -473,10 +482,6 @@ def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
     and the checkpoint is written into a private folder next to ``out`` and moved into
     place only once complete (data files first, the index last), so a full disk, a
     read-only folder or a kill leaves no partial checkpoint and no ``*_temp`` folder."""
-    import shutil
-    import tempfile
-
-    from migrate.safeio import describe, sweep_temps, temp_prefix
 
     if to not in ("tf1", "tf2"):
         raise CkptError("--to must be tf1 or tf2")
@@ -541,7 +546,6 @@ def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> List[str]:
     """TF2 object checkpoint -> TF1 names (for inference stacks still on TF1), global_step
     included; returns what has no TF1 name (optimizer slots and counters, save_counter)."""
     tf = _tf()
-    from migrate.checkpoints.names import tf1_name
 
     names, left_out = {}, []
     for key in new.everything:
@@ -566,9 +570,6 @@ def _convert_to_tf1(new: Side, out: str, name_map: NameMap) -> List[str]:
 
 def load_factory(spec: str) -> Callable[[], object]:
     """``package.module:function`` or ``path/to/file.py:function``."""
-    import importlib
-    import importlib.util
-    import sys
 
     target, _, attr = spec.rpartition(":")
     if not target or not attr:

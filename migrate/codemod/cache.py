@@ -4,6 +4,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import stat
@@ -11,7 +12,8 @@ import sys
 from typing import Optional, Sequence
 
 from migrate import __version__
-from migrate.safeio import read_regular
+from migrate.codemod.report import Reported
+from migrate.safeio import describe, read_regular
 
 
 def cache_dir() -> str:
@@ -31,7 +33,6 @@ def salt() -> str:
     if _SALT is None:
         digest = hashlib.sha256(__version__.encode())
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the migrate package
-        import importlib.util
 
         shims = importlib.util.find_spec("shims")  # rules read shims/contrib's export lists
         roots = [root] + [os.path.join(p, "contrib") for p in
@@ -97,7 +98,6 @@ def cache_key() -> Optional[bytes]:
                     else:
                         _TRUST = key
         except OSError as exc:
-            from migrate.safeio import describe
 
             why = f"cannot be used ({describe(exc)})"
         if _TRUST is None:
@@ -159,6 +159,9 @@ class Cache:
                 if not isinstance(data["new"], str):
                     return None
                 data["new"] = base64.b64decode(data["new"], validate=True)
+            if not isinstance(data.get("findings"), list):
+                return None
+            data["findings"] = [Reported.from_json(f) for f in data["findings"]]
         except (OSError, ValueError, TypeError):  # unreadable or corrupt: a miss
             return None
         data["validated"] = True  # its checksum proves it is a result validated when made
@@ -168,6 +171,7 @@ class Cache:
         if not self.enabled:
             return
         data = dict(result)
+        data["findings"] = [f.to_json() for f in data.get("findings", ())]
         if data.get("new") is not None:
             data["new"] = base64.b64encode(data["new"]).decode("ascii")
         data["check"] = _check(key, data)

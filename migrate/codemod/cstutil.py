@@ -1,6 +1,8 @@
 """Small libcst helpers shared by rules."""
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections import Counter
 from typing import Dict, Optional
 
@@ -68,7 +70,6 @@ def child_fields(kind: type) -> tuple:
     """The fields of a node class that can hold expressions or statements, in source order."""
     names = _FIELDS.get(kind)
     if names is None:
-        import dataclasses
 
         names = tuple(f.name for f in dataclasses.fields(kind)
                       if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace"))
@@ -121,12 +122,10 @@ def identifiers(module: cst.Module) -> set:
 
 def fresh_name(ctx, wanted: str) -> str:
     """An identifier based on ``wanted`` that no Name in the module uses yet (and reserve it)."""
-    import re
 
-    taken = ctx.shared.get("identifiers")
+    taken = ctx.facts.identifiers
     if taken is None:
-        taken = identifiers(ctx.module)
-        ctx.shared["identifiers"] = taken
+        taken = ctx.facts.identifiers = identifiers(ctx.module)
     base = re.sub(r"\W", "_", wanted) or "value"
     if base[0].isdigit():
         base = "layer_" + base

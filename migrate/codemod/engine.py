@@ -7,26 +7,50 @@ drops TensorFlow imports the edits left unused, and re-parses the result.
 """
 from __future__ import annotations
 
+import ast
 import re
+import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 
-from migrate.codemod.cstutil import child_fields as _child_fields, is_chain_part, names_read
+from migrate.codemod.cstutil import child_fields as _child_fields
+from migrate.codemod.cstutil import fresh_name, identifiers, is_chain_part, names_read
 from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
 from migrate.codemod.layout import Layout
+from migrate.codemod.needles import tf1_meaning
 from migrate.codemod.resolver import Resolver, keras_name, local_names, v1name
-from migrate.codemod.rule import Finding, Rule
+from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
 
 @dataclass
+class FileFacts:
+    """Facts about one file that more than one rule (or the engine and a rule) use, each
+    computed once, on first use, by the helper named beside it. A rule's private state
+    lives on the rule instance (one per file), not here."""
+
+    identifiers: Optional[Set[str]] = None  # cstutil.fresh_name: every Name used (and reserved)
+    new_tf_alias: Optional[str] = None  # FileContext.tf: the alias given to an added TF import
+    tf1_file: Optional[bool] = None  # FileContext.is_tf1_file: the file uses TF1-only APIs
+    graph_mode: Optional[bool] = None  # shared.in_graph_mode: the module switches to graph mode
+    keras_classes: Optional[Set[str]] = None  # keras_weights.keras_classes
+    shim_decorated: Set[int] = field(default_factory=set)  # keras_weights.add_shim_decorator
+    traced: Dict[int, Optional[cst.FunctionDef]] = field(default_factory=dict)  # traced.traced_function
+    module_facts: Optional[object] = None  # traced.module_facts (a traced.ModuleFacts)
+    # filled by the engine while it applies edits: id(original statement) -> its rewritten
+    # form, so an edit that moves statements (TFM501) moves them with their fixes
+    rewritten: Dict[int, cst.CSTNode] = field(default_factory=dict)
+
+
+@dataclass
 class Outcome:
     new_source: Optional[str]  # None when nothing changed
-    findings: List[dict]
+    findings: List[Reported]
     names: Dict[str, str] = field(default_factory=dict)
 
 
@@ -42,7 +66,7 @@ class FileContext:
         self.stack: List[cst.CSTNode] = []
         self.in_import = 0  # > 0 while the walk is inside an import statement
         self.findings: List[Finding] = []
-        self.shared: Dict[str, object] = {}  # scratch space rules may share
+        self.facts = FileFacts()
 
     # -- names ---------------------------------------------------------------
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
@@ -60,26 +84,24 @@ class FileContext:
         """An expression for ``tensorflow.<name>``, importing tensorflow if needed."""
         alias = self.resolver.tf_alias()
         if alias is None:  # e.g. only `import tensorflow.compat.v1 as tf`: pick a free name
-            alias = self.shared.get("new_tf_alias")
+            alias = self.facts.new_tf_alias
             if alias is None:
-                from migrate.codemod.cstutil import fresh_name, identifiers
 
-                taken = self.shared.get("identifiers")
+                taken = self.facts.identifiers
                 if taken is None:  # once per file: a walk of the whole module
-                    taken = self.shared["identifiers"] = identifiers(self.module)
+                    taken = self.facts.identifiers = identifiers(self.module)
                 alias = "tf" if "tf" not in taken else fresh_name(self, "tf2")
-                self.shared["new_tf_alias"] = alias
+                self.facts.new_tf_alias = alias
             finding.add_import(f"import tensorflow as {alias}")
         return cst.parse_expression(f"{alias}.{name}" if name else alias)
 
     def is_tf1_file(self) -> bool:
         """Does the file use TF1-only APIs? Decides calls that are valid in both TF1 and
         TF2 but mean different things (tf.nn.dropout's second argument, ...)."""
-        from migrate.codemod.needles import tf1_meaning
 
-        hit = self.shared.get("tf1_file")
+        hit = self.facts.tf1_file
         if hit is None:
-            hit = self.shared["tf1_file"] = tf1_meaning(self.source)
+            hit = self.facts.tf1_file = tf1_meaning(self.source)
         return hit
 
     # -- tree position ---------------------------------------------------------
@@ -113,7 +135,6 @@ class _Walker:
     whole dotted name for the rules that check those (``SymbolRule``)."""
 
     def __init__(self, ctx: FileContext, rules: Sequence[Rule]) -> None:
-        from migrate.codemod.rule import SymbolRule
 
         self.ctx = ctx
         self.parents: Dict[int, cst.CSTNode] = {}
@@ -306,8 +327,6 @@ def _cpython_tree(source: str):
     or None when it gives none. A source CPython refuses cannot run, so it is reported
     with CPython's own words before libcst's parser sees it: that parser can crash on
     what is nested too deeply for CPython (a 10,000-term sum, 5,000 parentheses)."""
-    import ast
-    import sys
 
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(min(limit, 1000))  # CPython's C stack overflows above (SIGSEGV)
@@ -463,7 +482,6 @@ def parse(source: str) -> cst.Module:
         _CSTNode.__post_init__ = _VALIDATE
 
 
-
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
               path: str = "") -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
@@ -495,9 +513,9 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
         if _suppressed(line_text, finding.code):
             continue
         kept.append(finding)
-        records.append({"line": pos.line, "column": pos.column + 1, "code": finding.code,
-                        "message": finding.message, "fixable": finding.fixable})
-    records.sort(key=lambda r: (r["line"], r["column"], r["code"]))
+        records.append(Reported(pos.line, pos.column + 1, finding.code, finding.message,
+                                finding.fixable))
+    records.sort(key=lambda r: (r.line, r.column, r.code))
 
     names: Dict[str, str] = {}
     for finding in kept:
@@ -506,10 +524,10 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not fix or not fixes:
         return Outcome(None, records, names if fix else {})
 
-    apply = _Apply(fixes, ctx.shared.setdefault("rewritten", {}), parents)
+    apply = _Apply(fixes, ctx.facts.rewritten, parents)
     new_module = module.visit(apply)
     if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
-        new_module = module.visit(_Apply(fixes, ctx.shared.setdefault("rewritten", {})))
+        new_module = module.visit(_Apply(fixes, ctx.facts.rewritten))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)
@@ -530,7 +548,6 @@ def _code(module: cst.Module, source: str, layout: Layout):
     """The module's code and its CPython tree: what is written must parse (checked with
     CPython's own parser, ~20x faster than a libcst re-parse). Statements the fixes kept
     are taken from the source text (see ``layout``)."""
-    import ast
 
     code = layout.code(module)
     if source.endswith("\r") and not code.endswith("\r"):
@@ -547,8 +564,6 @@ def _code(module: cst.Module, source: str, layout: Layout):
 def _names_read_fast(tree, wanted: Set[str]):
     """``cstutil.names_read`` on a CPython tree, for the names in ``wanted``: names read or
     bound outside imports, attribute roots included, attribute and keyword names not."""
-    import ast
-    from collections import Counter
 
     uses: Counter = Counter()
     stack = [tree]
@@ -572,8 +587,8 @@ def _names_read_fast(tree, wanted: Set[str]):
             for name in node.names:
                 if name in wanted:
                     uses[name] += 1
-        for field in node._fields:
-            value = getattr(node, field)
+        for name_of_field in node._fields:
+            value = getattr(node, name_of_field)
             if type(value) is list:
                 for item in value:
                     if isinstance(item, node_kind):

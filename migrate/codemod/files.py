@@ -7,6 +7,9 @@ restored, outputs and metadata untouched.
 """
 from __future__ import annotations
 
+import ast
+import dataclasses
+import fnmatch
 import io
 import json
 import os
@@ -14,8 +17,9 @@ import re
 import stat
 import tempfile
 import tokenize
+import tokenize as tk
 from dataclasses import dataclass
-from typing import Dict, Callable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from migrate.codemod.errors import EngineError
 from migrate.safeio import temp_prefix, why_not_regular
@@ -103,7 +107,6 @@ def _mask(source: str) -> Tuple[Optional[str], List[str], str]:
 
 def _is_python(line: str) -> bool:
     """A line that is Python by itself (``a = b  # why?``): not a magic."""
-    import ast
 
     try:
         ast.parse(line.strip())
@@ -114,7 +117,6 @@ def _is_python(line: str) -> bool:
 
 def _string_lines(source: str) -> set:
     """Line numbers (0-based) that continue a multi-line string: never magics."""
-    import tokenize as tk
 
     inside = set()
     try:
@@ -240,7 +242,6 @@ def _convert_together(sources: List[str], convert):
             if src and not src.endswith("\n") and body.endswith("\n"):
                 body = body[:-1]
             pieces.append(body)
-        import ast
 
         try:
             for body in pieces:
@@ -249,10 +250,10 @@ def _convert_together(sources: List[str], convert):
             return None  # a cell boundary inside moved code: each cell must stand alone
     per_cell = [[] for _ in sources]
     for finding in outcome.findings:
-        if finding["line"] + 1 in starts:
+        if finding.line + 1 in starts:
             continue  # on a marker: not the user's code
-        k = max((i for i, start in enumerate(starts) if start <= finding["line"]), default=0)
-        per_cell[k].append(dict(finding, line=finding["line"] - starts[k] + 1))
+        k = max((i for i, start in enumerate(starts) if start <= finding.line), default=0)
+        per_cell[k].append(dataclasses.replace(finding, line=finding.line - starts[k] + 1))
     names = dict(getattr(outcome, "names", {}) or {})
     result = []
     for k, src in enumerate(sources):
@@ -403,7 +404,6 @@ def _splice(text: str, changed: Dict[int, object]) -> Optional[str]:
 # -- discovery -----------------------------------------------------------------
 def discover(paths: Sequence[str], exclude: Sequence[str] = ()) -> Tuple[List[str], List[Tuple[str, str]]]:
     """Expands files and directories into .py/.ipynb files; returns (files, errors)."""
-    import fnmatch
 
     files: List[str] = []
     errors: List[Tuple[str, str]] = []

@@ -7,7 +7,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import arg, call, fresh_name
+from migrate.codemod.cstutil import arg, call, code, fresh_name
 
 KERAS_BASES = {"keras.layers.Layer", "keras.Model", "keras.models.Model", "keras.Sequential",
                "keras.models.Sequential", "keras.engine.base_layer.Layer"}
@@ -32,7 +32,7 @@ def _keras_base(ctx, expr) -> bool:
 
 def keras_classes(ctx, module: cst.Module) -> set:
     """Names of classes in this module that are Keras layers/models (transitively)."""
-    cached = ctx.shared.get("keras_classes")
+    cached = ctx.facts.keras_classes
     if cached is not None:
         return cached
     found: set = set()
@@ -48,7 +48,7 @@ def keras_classes(ctx, module: cst.Module) -> set:
                     found.add(c.name.value)
                     changed = True
                     break
-    ctx.shared["keras_classes"] = found
+    ctx.facts.keras_classes = found
     return found
 
 
@@ -156,11 +156,10 @@ def add_weight(ctx, finding, values: dict, owner: cst.BaseExpression, label: str
 
 def add_shim_decorator(ctx, finding, method: cst.FunctionDef) -> None:
     """Give a Keras method ``@shims.track_tf1_style_variables`` once, whichever rules ask."""
-    from migrate.codemod.cstutil import code
 
     if any("track_tf1_style_variables" in code(d.decorator) for d in method.decorators):
         return
-    done = ctx.shared.setdefault("shim_decorated", set())
+    done = ctx.facts.shim_decorated
     if id(method) in done:
         return
     done.add(id(method))

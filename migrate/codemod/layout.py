@@ -18,6 +18,7 @@ statements, or a node is outside any statement, the whole-module ways are used.
 """
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -126,7 +127,6 @@ class Layout:
 
     def _compound(self, node):
         """The CPython node of a compound statement (an ``elif`` included)."""
-        import ast
 
         if node is None:
             return None
@@ -140,7 +140,6 @@ class Layout:
 
     def _cpython(self, stmt):
         """The CPython statement where ``stmt`` (in a block) starts, or None."""
-        import ast
 
         block = self._parent(stmt)
         if not isinstance(block, _BLOCK_OWNERS):

@@ -134,6 +134,7 @@ def _tf1_only_names() -> frozenset:
     """TF1 names TensorFlow's upgrade tables move because TF 2 has no such name."""
     global _TF1_ONLY
     if _TF1_ONLY is None:
+        # the tables' JSON, only when a needle needs them
         from migrate.codemod.tables import upgrade_tables
 
         tables = upgrade_tables()
@@ -147,6 +148,7 @@ def tf1_only(name) -> bool:
     """Is ``name`` (``tf.multinomial``) a TF1 name TF 2 does not have? Then a call of it is
     TF1 code whatever the rest of the file looks like."""
     return bool(name) and name in _tf1_only_names()
+
 
 # a TF1 Session being made (TFM104, TFM501)
 SESSION = Needle(("Session",), r"Session\s*\(")  # any: tf.Session, MonitoredTrainingSession, ...

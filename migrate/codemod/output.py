@@ -16,15 +16,52 @@ def finding_rows(reports) -> List[dict]:
     rows = []
     for report in reports:
         for f in report.findings:
-            row = {"path": report.path, "line": f["line"], "column": f["column"],
-                   "code": f["code"], "message": f["message"], "fixable": f["fixable"],
-                   "severity": "error" if is_error(f["message"]) else "warning"}
-            if "cell" in f:
-                row["cell"] = f["cell"]
-                if "file_line" in f:
-                    row["file_line"] = f["file_line"]
-            rows.append(row)
+            rows.append({"path": report.path, **f.to_json(),
+                         "severity": "error" if f.is_error else "warning"})
     return rows
+
+
+def summarize(files, reports, errors, write: bool = False, written=None) -> dict:
+    """The run's numbers (the JSON report's ``summary``). ``written``: with --write, the
+    reports whose files were really written (a read-only or changed file was not)."""
+    findings = [f for r in reports for f in r.findings]
+    summary = {"files": len(files), "findings": len(findings),
+               "fixable": sum(f.fixable for f in findings),
+               "error_findings": sum(f.is_error for f in findings),
+               "errors": len(errors) + sum(1 for r in reports if r.error)}
+    if write is not None:
+        changed = [r for r in reports if r.new is not None]
+        summary.update(changed=len(changed), written=write)
+        if write:
+            summary["changed"] = len(written)
+            summary["fixed"] = sum(f.fixable for r in written for f in r.findings)
+    return summary
+
+
+def count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def summary_line(summary: dict) -> str:
+    """``3 files scanned, 2 changed, 5 fixed, 1 remaining (1 fixable), 0 errors`` after
+    --write; before it, ``2 would change, 6 findings (5 fixable)``."""
+    parts = [f"{count(summary['files'], 'file')} scanned"]
+    if summary.get("written"):
+        parts.append(f"{summary['changed']} changed")
+        parts.append(f"{summary['fixed']} fixed")
+        remaining = summary["findings"] - summary["fixed"]
+        left_fixable = summary["fixable"] - summary["fixed"]
+        notes = ([f"{left_fixable} fixable"] if left_fixable else []) + (
+            [count(summary["error_findings"], "error")] if summary.get("error_findings") else [])
+        parts.append(f"{remaining} remaining" + (f" ({', '.join(notes)})" if notes else ""))
+    else:
+        if "changed" in summary:
+            parts.append(f"{summary['changed']} would change")
+        errors = summary.get("error_findings")
+        parts.append(f"{count(summary['findings'], 'finding')} ({summary['fixable']} fixable"
+                     + (f", {count(errors, 'error')}" if errors else "") + ")")
+    parts.append(count(summary["errors"], "run error"))
+    return ", ".join(parts)
 
 
 def error_rows(reports, extra: Sequence = ()) -> List[dict]:
@@ -57,7 +94,7 @@ def as_json(findings: List[dict], errors: List[dict], summary: Dict) -> str:
 
 
 def as_sarif(findings: List[dict], errors: List[dict]) -> str:
-    from migrate.codemod.rule import all_rules
+    from migrate.codemod.rule import all_rules  # libcst: only for SARIF's rule texts
 
     rules = all_rules()
     used = sorted({f["code"] for f in findings})

@@ -6,7 +6,11 @@ against the rule files' names.
 """
 from __future__ import annotations
 
+import os
+import re
 from typing import Dict, List, Sequence
+
+from migrate.codemod.cache import cache_dir, cache_key, read_json, salt, write_json
 
 
 def rule_index(use_cache: bool = True) -> Dict[str, bool]:
@@ -14,10 +18,6 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
     cache holds the index for this exact version of the tool (fast warm runs). A cached
     index that is not exactly that shape is ignored and rewritten; with ``use_cache=False``
     it is neither read nor written."""
-    import os
-    import re
-
-    from migrate.codemod.cache import cache_dir, cache_key, read_json, salt, write_json
 
     path = os.path.join(cache_dir(), f"rules-{salt()[:16]}.json")
     use_cache = use_cache and cache_key() is not None
@@ -37,6 +37,7 @@ def rule_index(use_cache: bool = True) -> Dict[str, bool]:
                 return index
         except (OSError, ValueError):
             pass
+    # libcst: only when the index is not cached
     from migrate.codemod.rule import all_rules
 
     index = {code: bool(rule.lint) for code, rule in all_rules().items()}

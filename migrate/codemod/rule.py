@@ -15,6 +15,10 @@ from typing import Callable, Dict, List, Optional, Tuple, Type, Union
 
 import libcst as cst
 
+from migrate.codemod.cstutil import is_chain_part
+from migrate.codemod.needles import TF1_CODE
+from migrate.codemod.report import Reported  # noqa: F401  (rules and the engine name it here too)
+
 Replacement = Union[cst.CSTNode, Callable[[cst.CSTNode], cst.CSTNode]]
 
 
@@ -81,7 +85,6 @@ class Rule:
     @classmethod
     def applies(cls, text: str, memo: Optional[dict] = None) -> bool:
         """Can this rule fire on ``text``? ``memo`` shares needle results between rules."""
-        from migrate.codemod.needles import TF1_CODE
 
         needles = () if cls.needle is None else (
             cls.needle if isinstance(cls.needle, tuple) else (cls.needle,))
@@ -116,7 +119,6 @@ class SymbolRule(Rule):
         self._maybe(node)
 
     def _maybe(self, node) -> None:
-        from migrate.codemod.cstutil import is_chain_part
 
         if self.ctx.in_import or is_chain_part(node, self.ctx.parent()):
             return
@@ -133,7 +135,7 @@ def all_rules() -> Dict[str, Type[Rule]]:
     """Every rule class under ``migrate.rules``, by code (discovered, not listed)."""
     global _REGISTRY
     if _REGISTRY is None:
-        import migrate.rules as package
+        import migrate.rules as package  # the rules import this module: discovered at first use
 
         found: Dict[str, Type[Rule]] = {}
         for info in pkgutil.iter_modules(package.__path__):

@@ -5,16 +5,27 @@ writes.
 """
 from __future__ import annotations
 
+import ast
+import dataclasses
+import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from migrate.codemod.cache import Cache
 from migrate.codemod.errors import EngineError
-from migrate.codemod.files import migrate_notebook, migrate_python, notebook_lines
+from migrate.codemod.files import (
+    decode,
+    migrate_notebook,
+    migrate_python,
+    notebook_lines,
+)
+from migrate.codemod.report import Reported
 from migrate.safeio import describe, read_regular
 
 # files mentioning none are never parsed (a star import may bring TensorFlow: TFM113)
@@ -25,7 +36,7 @@ PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*")
 class FileReport:
     path: str
     new: Optional[bytes] = None  # migrated content, None when unchanged
-    findings: List[dict] = field(default_factory=list)
+    findings: List[Reported] = field(default_factory=list)
     names: Dict[str, str] = field(default_factory=dict)
     error: Optional[str] = None
     raw: Optional[bytes] = None  # what was read: a file is replaced only if it still holds this
@@ -39,8 +50,9 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
                          "encoding; convert the file to migrate it"}
     if not any(word in raw for word in PREFILTER):
         return {"new": None, "findings": [], "names": {}, "error": None}
-    from migrate.codemod.engine import transform  # libcst: only when a file must be parsed
-    from migrate.codemod.rule import all_rules
+    # libcst: only when a file must be parsed
+    from migrate.codemod.engine import transform
+    from migrate.codemod.rule import all_rules  # (libcst too)
 
     registry = all_rules()
     rules = [registry[c] for c in codes]
@@ -57,10 +69,9 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
             for cell, outcome in reports:
                 for f in outcome.findings:
                     at = lines.get(cell, [])
-                    row = dict(f, cell=cell + 1)
-                    if at:  # where the line sits in the .ipynb file itself (SARIF)
-                        row["file_line"] = at[min(f["line"], len(at)) - 1]
-                    findings.append(row)
+                    # and where the line sits in the .ipynb file itself (SARIF)
+                    findings.append(dataclasses.replace(
+                        f, cell=cell + 1, file_line=at[min(f.line, len(at)) - 1] if at else None))
                 names.update(outcome.names)
         else:
             new, outcome = migrate_python(raw, convert)
@@ -83,19 +94,13 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
     """Why ``result`` (a worker's answer or a cache entry for ``raw``) cannot be trusted,
     or None. The new content must decode and parse (CPython's parser), and a notebook
     must keep its cells; findings and names must have their shapes."""
-    import ast
-    import json
-
-    from migrate.codemod.files import decode
 
     if not isinstance(result, dict) or not {"new", "findings", "names", "error"} <= set(result):
         return "malformed result"
     new, findings, names, error = result["new"], result["findings"], result["names"], result["error"]
     if error is not None and not isinstance(error, str):
         return "malformed error"
-    if not isinstance(findings, list) or not all(
-            isinstance(f, dict) and isinstance(f.get("line"), int) and isinstance(f.get("code"), str)
-            and isinstance(f.get("message"), str) for f in findings):
+    if not isinstance(findings, list) or not all(isinstance(f, Reported) for f in findings):
         return "malformed findings"
     if not isinstance(names, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                              for k, v in names.items()):
@@ -122,7 +127,6 @@ def validate(path: str, raw: bytes, result) -> Optional[str]:
 
 # -- isolated workers: a crash, a hang or a time limit costs one file, not the run --
 def _serve(connection) -> None:  # pragma: no cover - runs in the worker process
-    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
@@ -171,7 +175,6 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
     while the others are being migrated) in a worker process, at most ``jobs`` at a time.
     A worker that dies (a native crash) or passes ``timeout`` seconds on one file is
     replaced, and that file gets an error; the others go on."""
-    from multiprocessing.connection import wait
 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     items = iter(todo)
@@ -297,9 +300,9 @@ class _Progress:
     def advance(self) -> None:
         self.done += 1
         if self.bar is None and time.monotonic() - self.start > 1.0 and self.done < self.total:
-            from rich.progress import Progress
-
+            # rich: only on a terminal, once a run takes more than a second
             from rich.console import Console
+            from rich.progress import Progress  # (likewise)
 
             self.bar = Progress(transient=True, console=Console(stderr=True))
             self.bar.start()

@@ -6,7 +6,6 @@ import libcst as cst
 
 from migrate.codemod.keras_weights import is_keras_class
 
-
 # -- Keras methods (TFM301, TFM302, TFM303, TFM304) -------------------------------
 CALL_METHODS = {"call", "__call__"}
 
@@ -128,9 +127,9 @@ def in_graph_mode(ctx) -> bool:
     encloses it, switches graph mode on as a statement of its own body? There TF1's
     functional layers are right as they are (their variables, UPDATE_OPS and dropout
     streams are TF1's); Keras objects are for eager code."""
-    if "module_graph_mode" not in ctx.shared:
-        ctx.shared["module_graph_mode"] = any(is_graph_switch(ctx, s) for s in ctx.module.body)
-    if ctx.shared["module_graph_mode"]:
+    if ctx.facts.graph_mode is None:
+        ctx.facts.graph_mode = any(is_graph_switch(ctx, s) for s in ctx.module.body)
+    if ctx.facts.graph_mode:
         return True
     return any(isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
                and any(is_graph_switch(ctx, s) for s in node.body.body) for node in ctx.stack)

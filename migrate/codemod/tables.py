@@ -1,7 +1,9 @@
 """The generated TF1 -> TF2 tables (``migrate/data/tf_upgrade_v2.json``), loaded once."""
 from __future__ import annotations
 
+import ast
 import functools
+import importlib.util
 import json
 import os
 
@@ -27,8 +29,6 @@ def shim_exports(module: str) -> frozenset:
     """The literal ``__all__`` of ``shims.<module>`` (``"contrib.layers"``), read with
     ``ast`` so the codemod never imports TensorFlow: what the shims provide is the one
     list of which names a rule may rewrite to them."""
-    import ast
-    import importlib.util
 
     spec = importlib.util.find_spec("shims")  # top-level package: found, not imported
     if spec is None or not spec.submodule_search_locations:

@@ -46,7 +46,7 @@ def traced_function(ctx) -> Optional[cst.FunctionDef]:
     funcs = ctx.ancestors(cst.FunctionDef)
     if not funcs:
         return None
-    cache = ctx.shared.setdefault("traced", {})
+    cache = ctx.facts.traced
     key = id(funcs[0])
     if key not in cache:
         outermost = None
@@ -71,7 +71,7 @@ class ModuleFacts:
 
 
 def module_facts(ctx) -> ModuleFacts:
-    facts = ctx.shared.get("module_facts")
+    facts = ctx.facts.module_facts
     if facts is not None:
         return facts
     facts = ModuleFacts()
@@ -137,5 +137,5 @@ def module_facts(ctx) -> ModuleFacts:
 
     scan(ctx.module.body, set())
     facts.reassigned.update(n for n, c in counts.items() if c > 1)
-    ctx.shared["module_facts"] = facts
+    ctx.facts.module_facts = facts
     return facts

@@ -9,12 +9,19 @@ installed TensorFlow 2 and those of real TensorFlow 1.15 ($TF1_PYTHON, or the in
 the test suite builds). Nothing in
 the data file is typed by hand; our deliberate overrides live in the rules
 (see ``OWNED_BY_RULES``) and are recorded here only as a list.
+
+Imports inside functions: tensorflow, only when the tables are regenerated.
 """
 from __future__ import annotations
 
+import functools
+import glob
+import inspect
 import json
 import os
+import subprocess
 import sys
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
@@ -25,6 +32,60 @@ OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.
                   "tf.estimator.", "tf.train.SessionRunHook", "tf.train.LoggingTensorHook",
                   "tf.train.StopAtStepHook", "tf.train.SessionRunArgs", "tf.train.SessionRunContext",
                   "tf.train.SessionRunValues", "tf.train.CheckpointSaverHook")
+
+
+def _tf2_object(tf, name):
+    """The TF2 object a TF1 name still resolves to, else None."""
+    if not name.startswith("tf."):
+        return None
+    obj = tf
+    for part in name.split(".")[1:]:
+        try:
+            obj = getattr(obj, part)
+        except Exception:
+            return None
+    return obj
+
+
+def _tf2_keywords(tf, name, keywords):
+    """Which of these keywords the TF2 function of that name still accepts."""
+
+    obj = _tf2_object(tf, name)
+    try:
+        params = inspect.signature(obj).parameters if obj is not None else {}
+    except (TypeError, ValueError):
+        return sorted(keywords)  # unknown: treat as ambiguous
+    return sorted(k for k in keywords if k in params)
+
+
+def _module_renames(tf):
+    found = {}
+    for name in dir(tf.compat.v1):
+        if name.startswith("_") or hasattr(tf, name) or name in ("keras", "estimator", "contrib"):
+            continue
+        if isinstance(getattr(tf.compat.v1, name, None), types.ModuleType):
+            found[f"tf.{name}"] = f"tf.compat.v1.{name}"
+    return dict(sorted(found.items()))
+
+
+def _v2_name(name):
+    return "tf." + name[len("tf.compat.v2."):] if name.startswith("tf.compat.v2.") else name
+
+
+def _transform(value):
+    if not isinstance(value, functools.partial):
+        return {"function": value.__name__}
+    if not all(isinstance(v, (str, bool, int, type(None))) for v in value.keywords.values()):
+        return None
+    return {"function": value.func.__name__, **value.keywords}
+
+
+def _text(value):
+    return value[1] if isinstance(value, tuple) else str(value)
+
+
+def _serious(value):  # INFO-level notes are not findings
+    return not (isinstance(value, tuple) and value[0] == "INFO")
 
 
 def build() -> dict:
@@ -39,69 +100,22 @@ def build() -> dict:
     from tensorflow.tools.compatibility import tf_upgrade_v2
 
     spec = tf_upgrade_v2.TFAPIChangeSpec()
-
-    def tf2_object(name):
-        """The TF2 object a TF1 name still resolves to, else None."""
-        if not name.startswith("tf."):
-            return None
-        obj = tf
-        for part in name.split(".")[1:]:
-            try:
-                obj = getattr(obj, part)
-            except Exception:
-                return None
-        return obj
-
-    def tf2_keywords(name, keywords):
-        """Which of these keywords the TF2 function of that name still accepts."""
-        import inspect
-
-        obj = tf2_object(name)
-        try:
-            params = inspect.signature(obj).parameters if obj is not None else {}
-        except (TypeError, ValueError):
-            return sorted(keywords)  # unknown: treat as ambiguous
-        return sorted(k for k in keywords if k in params)
-
-    def module_renames():
-        import types
-
-        found = {}
-        for name in dir(tf.compat.v1):
-            if name.startswith("_") or hasattr(tf, name) or name in ("keras", "estimator", "contrib"):
-                continue
-            if isinstance(getattr(tf.compat.v1, name, None), types.ModuleType):
-                found[f"tf.{name}"] = f"tf.compat.v1.{name}"
-        return dict(sorted(found.items()))
-
     namespace: dict = {}
     exec(SIGNATURE_LINE, namespace)  # the same code TF1_SCRIPT runs on TF 1.15
+
+    def tf2_object(name):
+        return _tf2_object(tf, name)
 
     def signature(name):
         return namespace["signature_line"](tf2_object(name))
 
-    def v2_name(name):
-        return "tf." + name[len("tf.compat.v2."):] if name.startswith("tf.compat.v2.") else name
-
-    def transform(value):
-        import functools
-
-        if not isinstance(value, functools.partial):
-            return {"function": value.__name__}
-        if not all(isinstance(v, (str, bool, int, type(None))) for v in value.keywords.values()):
-            return None
-        return {"function": value.func.__name__, **value.keywords}
-
-    def text(value):
-        return value[1] if isinstance(value, tuple) else str(value)
-
-    def serious(value):  # INFO-level notes are not findings
-        return not (isinstance(value, tuple) and value[0] == "INFO")
+    def tf2_keywords(name, keywords):
+        return _tf2_keywords(tf, name, keywords)
 
     tf1_names = sorted({k for k in (*spec.symbol_renames, *spec.function_reorders,
                                     *spec.function_keyword_renames, *spec.function_transformers)
                         if k.startswith("tf.") and not k.startswith("tf.compat.")})
-    tf2_names = sorted({v2_name(spec.symbol_renames.get(k, k)) for k in tf1_names})
+    tf2_names = sorted({_v2_name(spec.symbol_renames.get(k, k)) for k in tf1_names})
     return {
         # how each TF1 name binds its arguments (its tf.compat.v1 function in TF 2.21, which
         # keeps TF 1.15's signature) and how each rewrite target binds them: every rewritten
@@ -110,20 +124,20 @@ def build() -> dict:
         "tf2_signatures": {k: sig for k in tf2_names if (sig := signature(k)) is not None},
         # tf_upgrade_v2's custom transforms that are data (a transform function and its
         # constant arguments), recorded by name: the rules that carry them out cite them
-        "transforms": {k: transform(v) for k, v in sorted(spec.function_transformers.items())
-                       if k.startswith("tf.") and transform(v) is not None},
+        "transforms": {k: _transform(v) for k, v in sorted(spec.function_transformers.items())
+                       if k.startswith("tf.") and _transform(v) is not None},
         "generated_from": f"tensorflow {tf.__version__} tools/compatibility",
         "owned_by_rules": list(OWNED_BY_RULES),
         "symbol_renames": dict(sorted(spec.symbol_renames.items())),
         # TF1 modules gone from TF2's top level but still in tf.compat.v1 (tf.flags,
         # tf.logging, tf.app, tf.gfile, ...): read from TensorFlow itself, never typed
-        "module_renames": module_renames(),
+        "module_renames": _module_renames(tf),
         "keyword_renames": {k: dict(sorted(v.items())) for k, v in sorted(spec.function_keyword_renames.items())},
         "reorders": dict(sorted((k, list(v)) for k, v in spec.function_reorders.items())),
-        "function_warnings": {k: text(v) for k, v in sorted(spec.function_warnings.items())
-                              if k.startswith("tf.") and serious(v)},
-        "arg_warnings": {k: {a: text(m) for (a, _pos), m in sorted(v.items(), key=lambda i: str(i[0]))
-                             if serious(m)}
+        "function_warnings": {k: _text(v) for k, v in sorted(spec.function_warnings.items())
+                              if k.startswith("tf.") and _serious(v)},
+        "arg_warnings": {k: {a: _text(m) for (a, _pos), m in sorted(v.items(), key=lambda i: str(i[0]))
+                             if _serious(m)}
                          for k, v in sorted(spec.function_arg_warnings.items()) if k.startswith("tf.")},
         "transformed": sorted(k for k in spec.function_transformers if k.startswith("tf.")),
         # TF1 names that are valid TF2 too (same spelling, possibly another meaning): the rules
@@ -199,7 +213,6 @@ def tf1_python() -> str:
     given = os.environ.get("TF1_PYTHON")
     if given:
         return given
-    import glob
 
     cache = os.environ.get("TF_MIGRATE_TF1_HOME") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tf-migrate")
@@ -211,8 +224,6 @@ def tf1_python() -> str:
 
 
 def tf1_signatures(names) -> dict:
-    import subprocess
-
     env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     proc = subprocess.run([tf1_python(), "-c", TF1_SCRIPT], input=json.dumps(list(names)),

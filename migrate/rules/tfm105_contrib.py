@@ -158,6 +158,12 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
 
     # -- import lines: `import tensorflow.contrib.slim as slim` fails before any use ------
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._slim_locals: set = set()  # local names of contrib.slim imports now naming tf_slim
+        self._imports: list = []  # (import statement, module, local name) of contrib imports
+        self._unfixed: set = set()  # local names with a contrib use left unmoved
+
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
             module = code(alias.name)
@@ -190,15 +196,15 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
                     new = f"import {slim}" + (f" as {local}" if local else "")
                 finding.replace(statement, cst.parse_statement(new + "\n").with_changes(
                     leading_lines=statement.leading_lines))
-                self.ctx.shared.setdefault("tfm105_slim", set()).add(local or module.split(".")[0])
+                self._slim_locals.add(local or module.split(".")[0])
                 return
-        self.ctx.shared.setdefault("tfm105_imports", []).append((node, module, local))
+        self._imports.append((node, module, local))
 
     def leave_Module(self, node: cst.Module) -> None:
         """An import line of a contrib module some use of which could not be moved: it
         fails on TF2 at import, so it gets an error finding naming the replacement."""
-        unfixed = self.ctx.shared.get("tfm105_unfixed", set())
-        for statement, module, local in self.ctx.shared.get("tfm105_imports", []):
+        unfixed = self._unfixed
+        for statement, module, local in self._imports:
             if local is None or local in unfixed or local.split(".")[0] in unfixed:
                 name = "tf." + module[len("tensorflow."):]
                 hint = _hint(name)
@@ -224,7 +230,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         if slim_rest in SLIM_BROKEN:
             self._to_shims(node, name, "contrib.batch_norm", slim=True)
             return
-        if name.startswith("tf.contrib.slim") and local in ctx.shared.get("tfm105_slim", set()):
+        if name.startswith("tf.contrib.slim") and local in self._slim_locals:
             return  # its import now names tf_slim, which has the same API
         if name in ("tf.contrib.eager.enable_eager_execution",):
             return  # TFM104 removes it
@@ -251,7 +257,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             finding.add_import("import tf_slim")
             return
         hint = _hint(name)
-        ctx.shared.setdefault("tfm105_unfixed", set()).add(local)
+        self._unfixed.add(local)
         self.report(node, f"{name} is gone in TF2" + (f"; use {hint}" if hint else ""))
 
     def _to_shims(self, node, name: str, target: str, slim: bool = False) -> None:

@@ -72,6 +72,10 @@ merged = tf.compat.v1.summary.merge_all()
 writer = shims.summary.FileWriter(logdir)
 """
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._tf2 = None  # does the file write TF2 summaries (create_file_writer)?
+
     def check(self, node) -> None:
         ctx = self.ctx
         if (ctx.qualname(node) or "").startswith("tensorflow.compat."):
@@ -107,10 +111,9 @@ writer = shims.summary.FileWriter(logdir)
         finding.replace(node, ctx.tf(finding, f"compat.v1.summary.{op}"))
 
     def _tf2_writers(self) -> bool:
-        hit = self.ctx.shared.get("tfm106_tf2")
-        if hit is None:
-            hit = self.ctx.shared["tfm106_tf2"] = "create_file_writer" in self.ctx.source
-        return hit
+        if self._tf2 is None:
+            self._tf2 = "create_file_writer" in self.ctx.source
+        return self._tf2
 
     def _tf2_form(self, node, call, name, op, keywords, v1_only) -> None:
         """A file writing TF2 summaries: TF1 calls become TF2 calls, TF1-only pieces are

@@ -4,7 +4,7 @@ from typing import Optional, Set
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import call, code
+from migrate.codemod.cstutil import call, code, nodes_of
 from migrate.codemod.rule import Rule
 
 VALUE = needles.Needle((".value",), r"\.value\b")
@@ -62,7 +62,6 @@ sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
         """Names every assignment of which is a shape (``shape = x.get_shape()``); found
         on first need (most files never ask), with one plain walk."""
         if self._shapes is None:
-            from migrate.codemod.cstutil import nodes_of
 
             shapes: Set[str] = set()
             others: Set[str] = set()

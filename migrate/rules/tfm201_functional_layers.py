@@ -4,10 +4,17 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import arg, call, code, fresh_name, names_read, string_value
-from migrate.codemod.resolver import local_names
 from migrate.codemod import needles
+from migrate.codemod.cstutil import (
+    arg,
+    call,
+    code,
+    fresh_name,
+    names_read,
+    string_value,
+)
 from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
+from migrate.codemod.resolver import local_names
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import in_graph_mode
 
@@ -98,6 +105,13 @@ def encoder(x):
         h = shims.get_or_create_layer("hidden", lambda: tf.keras.layers.Dense(64, activation=tf.nn.relu, name="hidden"))(x)
         return shims.get_or_create_layer(None, lambda: tf.keras.layers.Dropout(0.1), default_name="dropout")(h, training=False)
 """
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._tf1_names: dict = {}  # variable scope -> TF1 layer names taken
+        self._module_layers: dict = {}  # literal layer name -> module-level layer variable
+        self._attrs: dict = {}  # (id(class), scope, name) -> attribute of a layer made in __init__
+        self._classes: dict = {}  # id(classdef) -> layers to add to its __init__
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.v1(node.func)
@@ -251,7 +265,7 @@ def encoder(x):
         finding.replace(node, replace_shim)
 
     def _tf1_used(self, scope: str) -> set:
-        return self.ctx.shared.setdefault("tfm201_tf1_names", {}).setdefault(scope, set())
+        return self._tf1_names.setdefault(scope, set())
 
     def _tf1_default_name(self, scope: str, function: str) -> str:
         """The name TF1 gave an unnamed layer: ``dense``, then ``dense_1``, ``dense_2``
@@ -266,7 +280,7 @@ def encoder(x):
 
     def _module_route(self, finding, node, function, keras, build, literal_name) -> None:
         ctx = self.ctx
-        layers = ctx.shared.setdefault("tfm201_module", {})
+        layers = self._module_layers
         captured = {}
         if literal_name is not None and literal_name in layers:
             variable = layers[literal_name]
@@ -324,12 +338,11 @@ def encoder(x):
         if set(names_read(*(a.value for a in ctor_args))) & (local_names(func) - {owner}):
             return False  # the constructor needs values computed in the method
         key = (id(classdef), scope, literal_name) if literal_name is not None else None
-        attrs = ctx.shared.setdefault("tfm201_attrs", {})
-        state = ctx.shared.setdefault(("tfm201_class", id(classdef)), None)
+        attrs = self._attrs
+        state = self._classes.get(id(classdef))
         if state is None:
             existing = set(re.findall(rf"\b{owner}\.(\w+)", code(classdef)))
-            state = {"items": [], "taken": existing}
-            ctx.shared[("tfm201_class", id(classdef))] = state
+            state = self._classes[id(classdef)] = {"items": [], "taken": existing}
             finding.replace(classdef, lambda updated: self._add_to_init(updated, state))
         if key is not None and key in attrs:
             attr = attrs[key]

@@ -3,10 +3,9 @@ from typing import List, Optional
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, string_value
-from migrate.codemod.cstutil import fresh_name
-from migrate.codemod.keras_weights import is_layer_call, is_variable_call
 from migrate.codemod import needles
+from migrate.codemod.cstutil import code, fresh_name, string_value
+from migrate.codemod.keras_weights import is_layer_call, is_variable_call
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
 
@@ -72,6 +71,10 @@ class Net(tf.keras.Model):
         self.blocks_1 = tf.keras.layers.Dense(2)
         self.blocks = [self.blocks_0, self.blocks_1]
 """
+
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._loops: set = set()  # (id(method), attr) already given a tracking loop
 
     def _context(self):
         classdef, func = owner_method(self.ctx)
@@ -168,7 +171,7 @@ class Net(tf.keras.Model):
         _, method = owner_method(self.ctx)
         on_stack = {id(n) for n in self.ctx.stack}
         top = next((s for s in method.body.body if id(s) in on_stack), None)
-        done = self.ctx.shared.setdefault("tfm301_loops", set())
+        done = self._loops
         if top is None or (id(method), attr) in done or self._tracked(owner, attr):
             return
         done.add((id(method), attr))

@@ -1,11 +1,16 @@
 """TFM302: raw tf.Variable on a Keras layer/model -> self.add_weight."""
 import libcst as cst
 
-from migrate.codemod.cstutil import string_value
-from migrate.codemod.keras_weights import add_weight, is_variable_call, variable_arguments
 from migrate.codemod import needles
+from migrate.codemod.cstutil import string_value
+from migrate.codemod.keras_weights import (
+    add_weight,
+    is_variable_call,
+    variable_arguments,
+)
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
+
 
 def label_for(ctx, node, values) -> str:
     """An attribute-ish label: the assigned attribute, its index/key in a container, or the name."""

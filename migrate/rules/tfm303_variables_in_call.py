@@ -4,10 +4,14 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate.codemod.cstutil import NameReads, code
-from migrate.codemod.keras_weights import add_weight, is_variable_call, variable_arguments
-from migrate.codemod.resolver import local_names
 from migrate.codemod import needles
+from migrate.codemod.cstutil import NameReads, code
+from migrate.codemod.keras_weights import (
+    add_weight,
+    is_variable_call,
+    variable_arguments,
+)
+from migrate.codemod.resolver import local_names
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import owner_method, self_name
 
@@ -90,6 +94,10 @@ class Scale(tf.keras.layers.Layer):
         return tf.matmul(inputs, w)
 """
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._classes: dict = {}  # id(classdef) -> the build() being assembled
+
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.ctx
         if not is_variable_call(ctx, node):
@@ -116,10 +124,9 @@ class Scale(tf.keras.layers.Layer):
             while attr in existing:
                 attr, n = f"{base}_{n}", n + 1
         finding = self.report(node)
-        state = ctx.shared.get(("tfm303", id(classdef)))
+        state = self._classes.get(id(classdef))
         if state is None:
-            state = {"items": [], "owner": owner, "inputs": inputs}
-            ctx.shared[("tfm303", id(classdef))] = state
+            state = self._classes[id(classdef)] = {"items": [], "owner": owner, "inputs": inputs}
             finding.replace(classdef, lambda updated: self._add_build(updated, state, finding))
         item = {"attr": attr}
         state["items"].append(item)

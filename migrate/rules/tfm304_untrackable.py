@@ -3,7 +3,11 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.cstutil import code, string_value
-from migrate.codemod.keras_weights import is_keras_class, is_layer_call, is_variable_call
+from migrate.codemod.keras_weights import (
+    is_keras_class,
+    is_layer_call,
+    is_variable_call,
+)
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import CALL_METHODS, owner_method, self_name
 
@@ -47,6 +51,10 @@ class Net(tf.keras.Model):
         self.by_id = {"0": tf.keras.layers.Dense(2)}
 """
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._holder_names = None  # plain classes of the module that hold variables
+
     def visit_Assign(self, node: cst.Assign) -> None:
         classdef, func = owner_method(self.ctx)
         if func is None or func.name.value in CALL_METHODS or len(node.targets) != 1:
@@ -76,9 +84,8 @@ class Net(tf.keras.Model):
 
     def _holders(self) -> set:
         """Plain classes of this module whose methods put variables/layers on self."""
-        found = self.ctx.shared.get("tfm304_holders")
-        if found is not None:
-            return found
+        if self._holder_names is not None:
+            return self._holder_names
         found = set()
         for stmt in self.ctx.module.body:
             if not isinstance(stmt, cst.ClassDef) or is_keras_class(self.ctx, stmt):
@@ -90,5 +97,5 @@ class Net(tf.keras.Model):
             text = code(stmt)
             if "self." in text and ("Variable(" in text or "layers." in text):
                 found.add(stmt.name.value)
-        self.ctx.shared["tfm304_holders"] = found
+        self._holder_names = found
         return found

@@ -3,7 +3,11 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.rule import Rule
-from migrate.codemod.traced import has_input_signature, module_facts
+from migrate.codemod.traced import (
+    has_input_signature,
+    module_facts,
+    tf_function_decorator,
+)
 
 
 def _names(target: cst.BaseExpression) -> set:
@@ -84,7 +88,6 @@ for i in range(10):
         func = facts.tf_functions.get(node.func.value)
         if func is None or self.ctx.resolver.is_shadowed(node.func.value):
             return
-        from migrate.codemod.traced import tf_function_decorator
 
         if has_input_signature(tf_function_decorator(self.ctx, func)):
             return

@@ -22,15 +22,20 @@ layer still advances on each execution, and the migrated side must run once to
 create its variables before the checkpoint loads, so random draws in training
 mode (Dropout with training=True) are not compared: compare inference paths
 (the default).
+
+Imports inside functions: numpy only in the functions that compare arrays, so planning a run and its errors need none.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from typing import Dict, List, Optional, Sequence
+
+import migrate.verify.limits as limits
 
 COMMON = r'''
 import importlib, importlib.util, json, os, sys
@@ -248,7 +253,6 @@ def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: st
     limited to ``timeout`` seconds and ``memory`` bytes. Its stdout; a failure, a limit,
     a signal, or an early exit that left any of ``produces`` unwritten is one
     VerifyError line naming this side."""
-    from migrate.verify import limits
 
     announce(what)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
@@ -378,7 +382,6 @@ def verify(legacy: str, migrated: str, inputs: List[dict], grads: bool = False,
                             tf1_python, timeout, memory)
     finally:
         if not workdir:
-            import shutil
 
             shutil.rmtree(work, ignore_errors=True)
     if not workdir:

@@ -27,6 +27,7 @@ import logging
 import os
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional
+import tempfile
 
 import numpy as np
 import tensorflow as tf
@@ -221,7 +222,6 @@ class Estimator:
         if model_dir is None:
             model_dir = self._config.model_dir
         if model_dir is None:
-            import tempfile
 
             model_dir = tempfile.mkdtemp(prefix="estimator-")
             _log.warning("Using temporary folder as model directory: %s", model_dir)

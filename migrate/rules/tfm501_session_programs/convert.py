@@ -10,8 +10,18 @@ from migrate.codemod.cstutil import code, fresh_name
 from migrate.codemod.rule import Finding
 
 from .plan import Plan
-from .syntax import (GRAPH_SEEDS, RANDOM_OPS, _assigned_key, _Blocked, _collect, _ids, _key,
-                     _method_args, _only_placeholders, _plain)
+from .syntax import (
+    GRAPH_SEEDS,
+    RANDOM_OPS,
+    _assigned_key,
+    _Blocked,
+    _collect,
+    _ids,
+    _key,
+    _method_args,
+    _only_placeholders,
+    _plain,
+)
 
 
 class Converter:
@@ -19,39 +29,64 @@ class Converter:
 
     # -- rewrite -----------------------------------------------------------------------------
     def _apply(self, stmts, session_at, plan: Plan, owner) -> Finding:
+        """Build function + GraphProgram in place of the session; its uses rewired."""
         ctx = self.ctx
-        self_name = plan.self_name
-        at_module = isinstance(owner, cst.Module)
         anchor = stmts[session_at]
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
                                       "by a function run as tf.function steps (shims.GraphProgram)")
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
-        program = f"{self_name}.{program_name}" if self_name else program_name
-        tf_expr = code(ctx.tf(finding, ""))
+        program = f"{plan.self_name}.{program_name}" if plan.self_name else program_name
+        moved = self._moved(stmts, plan)
+        self._unseeded_note(anchor, [stmts[i] for i in moved])
+        for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
+                     *plan.scoped,  # the moved scope block keeps the rest of its body
+                     *plan.hoisted]:  # graph code written in the session block joins the graph
+            finding.remove(stmt)
+        definition = self._definition(finding, stmts, plan, moved, build, program,
+                                      isinstance(owner, cst.Module))
+        if plan.self_name:  # the program is made where the graph was complete
+            finding.insert_after(stmts[max(moved or plan.graph)], definition)
+            finding.remove(anchor)
+        else:
+            def replacement(updated):
+                new = definition()
+                if isinstance(updated, cst.With):
+                    new.extend(updated.body.body)
+                return cst.FlattenSentinel(new)
+
+            finding.replace(anchor, replacement)
+        self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
+        self._rewire(finding, stmts, plan, program)
+        return finding
+
+    def _moved(self, stmts, plan: Plan) -> List[int]:
+        """Indices of the graph statements that go into the build function (placeholders
+        become its parameters; initializers and savers are dropped)."""
+        self_name = plan.self_name
         dropped = plan.inits | plan.savers
         scoped = {id(stmt) for stmt in plan.scoped}
         placeholder_stmts = {i for i in plan.graph if _assigned_key(stmts[i], self_name)
                              in plan.placeholders or _only_placeholders(stmts[i], scoped)}
-        moved = [i for i in plan.graph
-                 if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
-        self._unseeded_note(anchor, [stmts[i] for i in moved])
-        for i in plan.graph:
-            finding.remove(stmts[i])
-        for i in plan.switches:
-            finding.remove(stmts[i])
-        for stmt in plan.scoped:  # the moved scope block keeps the rest of its body
-            finding.remove(stmt)
-        for stmt in plan.hoisted:  # graph code written in the session block joins the graph
-            finding.remove(stmt)
+        return [i for i in plan.graph
+                if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
+
+    def _fetched(self, plan: Plan) -> List[str]:
+        """Graph names the program returns: what any run fetches, and the global steps savers use."""
         fetched: List[str] = []
         for call in plan.runs:
             target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
-            for _, key in _collect(target, self_name=self_name).reads:
+            for _, key in _collect(target, self_name=plan.self_name).reads:
                 if key in plan.graph_keys and key not in fetched:
                     fetched.append(key)
-        fetched += [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
+        return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
+
+    def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool):
+        """A callable making ``def build(...): <graph code>; return {...}`` and the
+        ``program = shims.GraphProgram(build, ...)`` line (from the rewritten statements)."""
+        self_name = plan.self_name
+        tf_expr = code(self.ctx.tf(finding, ""))
         params = [_plain(k) for k in plan.placeholders]
         specs = [f"{_plain(k)}={self._spec(call, tf_expr)}" for k, call in plan.placeholders.items()]
         # a placeholder kept on the object is set from the parameter, for the graph code
@@ -61,8 +96,8 @@ class Converter:
             used |= found.binds | {key for _, key in found.reads}
         keep = [f"{k} = {_plain(k)}\n" for k in plan.placeholders
                 if k.startswith("self.") and k in used]
-        returned = ", ".join(f'"{_plain(k)}": {k}' for k in fetched)
-        rewritten = ctx.shared.setdefault("rewritten", {})
+        returned = ", ".join(f'"{_plain(k)}": {k}' for k in self._fetched(plan))
+        rewritten = self.ctx.facts.rewritten
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
                         f"{''.join(', ' + s for s in specs)})\n")
@@ -82,18 +117,10 @@ class Converter:
                 line = line.with_changes(leading_lines=blank)
             return [func, line]
 
-        if self_name:  # the program is made where the graph was complete
-            last = max(moved or plan.graph)
-            finding.insert_after(stmts[last], definition)
-            finding.remove(anchor)
-        else:
-            def replacement(updated):
-                new = definition()
-                if isinstance(updated, cst.With):
-                    new.extend(updated.body.body)
-                return cst.FlattenSentinel(new)
+        return definition
 
-            finding.replace(anchor, replacement)
+    def _drop_findings_of_removed(self, finding, stmts, plan: Plan, moved, anchor) -> None:
+        """Other rules' findings on code this conversion removes go (their edits would be lost)."""
         dead: Set[int] = set()
         for node in [*(stmts[i] for i in plan.graph if i not in moved),
                      *(stmts[i] for i in plan.switches),
@@ -102,7 +129,11 @@ class Converter:
                      *plan.removals, *(c.func for c in plan.runs),
                      *(c.func for c, _ in plan.saves)]:
             dead |= _ids(node)
-        ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
+        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
+
+    def _rewire(self, finding, stmts, plan: Plan, program: str) -> None:
+        """Runs, feeds, sessions passed on, reopened sessions and saver calls use the program."""
+        self_name = plan.self_name
         for call in plan.runs:
             finding.replace(call, self._run_replacement(plan.program_of.get(id(call), program),
                                                         self_name, self._is_method_run(call, plan)))
@@ -122,7 +153,6 @@ class Converter:
             options = plan.saver_options[owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(plan.program_of.get(id(call), program),
                                                          kind, options, plan.save_steps.get(id(call))))
-        return finding
 
     def _unseeded_note(self, anchor, graph_code) -> None:
         """Under ``tf.set_random_seed(s)``, TF1 seeded each random op given no seed of its

@@ -14,6 +14,8 @@ The stages, one module each:
 4. ``plot``: the trajectories as a picture.
 
 Both programs are executed: run this only on code you trust.
+
+Imports inside functions: numpy for the variable comparison and the plot module only when --plot is given.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ import sys
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
-from migrate.verify import limits
+import migrate.verify.limits as limits
 from migrate.verify.limits import Limits
 from migrate.verify.models import VerifyError, announce, check_outcome
 from migrate.verify.program import lines as lines_lib

@@ -6,6 +6,8 @@ one line with many numbers (``LOSSES 0.69 0.67 ...``). Counters (a position whos
 only count up by one or are the same everywhere) are the x axis, not a series.
 
 SVG and HTML are written without any dependency; PNG needs matplotlib.
+
+Imports inside functions: matplotlib is optional (only .png needs it).
 """
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The text form of a ``verify --program`` report: a table (one row per kind of printed
-line, not per line), the verdict, and why it was reached."""
+line, not per line), the verdict, and why it was reached.
+
+Imports inside functions: rich, only when the text report is printed.
+"""
 from __future__ import annotations
 
 import re
@@ -42,15 +45,22 @@ def _timing(report: dict) -> str:
 
 
 def render(report: dict, console) -> None:
+    """The report as a table of checks, then notes and the verdict."""
     from rich.table import Table
 
-    rtol, atol = report["rtol"], report["atol"]
-    tf1, new = report["tf1"], report["migrated_run"]
     title = f"tf-migrate verify --program: {report['legacy']} -> {report['migrated']}"
     table = Table(title=title)
     for column in ("check", "result", "max abs", "max rel", "detail"):
         table.add_column(column, overflow="fold")
-    init = report["init"]
+    _init_row(table, report["init"])
+    _stream_rows(table, report)
+    _variables_row(table, report["variables"])
+    table.add_row("step time", "", "", "", "median run(): " + _timing(report))
+    console.print(table)
+    _notes(report, console)
+
+
+def _init_row(table, init: dict) -> None:
     if init["shared"]:
         detail = f"{init['migrated_loaded']} of {init['tf1_saved']} loaded"
         if init["not_used_by_migrated"]:
@@ -60,6 +70,11 @@ def render(report: dict, console) -> None:
         table.add_row("initial values", "own", "", "",
                       "the runs started from their own values (no TF1 initializer or restore seen, "
                       "or nothing to load them into)")
+
+
+def _stream_rows(table, report: dict) -> None:
+    """One row per kind of printed line (numbers masked), at most MOST_ROWS."""
+    rtol, atol = report["rtol"], report["atol"]
     rows = 0
     for name, stream in report["streams"].items():
         for template, items in _groups(stream["lines"]).items():
@@ -79,7 +94,9 @@ def render(report: dict, console) -> None:
                           _num(max((i["max_rel"] for i in items), default=None)), detail)
     if rows > MOST_ROWS:
         table.add_row(f"... {rows - MOST_ROWS} more kinds of line", "", "", "", "--format json lists all")
-    variables = report["variables"]
+
+
+def _variables_row(table, variables: list) -> None:
     bad = [v for v in variables if not v["ok"]]
     detail = f"{len(variables)} compared by TF1 name"
     if bad:
@@ -93,8 +110,12 @@ def render(report: dict, console) -> None:
     table.add_row("final variables", "ok" if not bad and variables else ("DIFFERENT" if bad else "none"),
                   _num(max((v["max_abs"] for v in floats), default=None)),
                   _num(max((v["max_rel"] for v in floats), default=None)), detail)
-    table.add_row("step time", "", "", "", "median run(): " + _timing(report))
-    console.print(table)
+
+
+def _notes(report: dict, console) -> None:
+    """What the table does not say: interpreters, TF1's own spread, extra lines, the verdict."""
+    rtol, atol = report["rtol"], report["atol"]
+    tf1, new = report["tf1"], report["migrated_run"]
     if report["timing"].get("hint"):
         console.print("speed: " + report["timing"]["hint"], markup=False)
     side = f"TensorFlow {tf1['tensorflow']} (Python {tf1['python']})"

@@ -10,6 +10,8 @@ values, the first ``validation_size`` training examples held out, one-hot labels
 float64, and batches drawn from numpy's global random state, shuffled once per epoch,
 an epoch's tail joined to the next epoch's head (so a seeded program draws the batches
 its TF1 version drew).
+
+Imports inside functions: tensorflow is loaded when data is read, so importing the tutorial module is cheap.
 """
 from __future__ import annotations
 
