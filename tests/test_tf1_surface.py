@@ -262,10 +262,10 @@ def test_unknown_contrib_and_unprovable_shapes_are_named_and_the_rest_migrates(t
     findings = json.loads(out.stdout)["findings"]
     by_line = {}
     for f in findings:
-        by_line.setdefault(f.line, []).append(f)
-    assert any("StagingArea" in f.message and not f.fixable for f in by_line[6])
-    assert any("LayerNormBasicLSTMCell" in f.message and not f.fixable for f in by_line[7])
-    assert any(".value" in f.message and "dims[0]" in f.message for f in by_line[8])
+        by_line.setdefault(f["line"], []).append(f)
+    assert any("StagingArea" in f["message"] and not f["fixable"] for f in by_line[6])
+    assert any("LayerNormBasicLSTMCell" in f["message"] and not f["fixable"] for f in by_line[7])
+    assert any(".value" in f["message"] and "dims[0]" in f["message"] for f in by_line[8])
     changed = subprocess.run([exe, "upgrade", str(path), "--write", "--no-cache"],
                              capture_output=True, text=True, timeout=300)
     assert changed.returncode in (0, 1), changed.stderr
