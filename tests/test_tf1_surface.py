@@ -333,7 +333,7 @@ def losses(labels, logits):
 
 
 @pytest.mark.parametrize("name", ["LEGACY", "POSITIONAL", "MNIST_SCRIPT", "TFE_SCRIPT", "UNKNOWN",
-                                  "SOFTMAX_V2"])
+                                  "SOFTMAX_V2", "PRIVATE"])
 def test_a_second_run_changes_nothing(name, tmp_path):
     """Whole files, every rule: what tf-migrate wrote is TF2 to tf-migrate (a softmax_v2
     renamed on the first run used to get tf.stop_gradient on the second)."""
@@ -344,3 +344,58 @@ def test_a_second_run_changes_nothing(name, tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     if name == "SOFTMAX_V2":
         assert migrated.count("tf.stop_gradient(labels)") == 1  # the TF1 function's meaning only
+
+
+PRIVATE = '''
+"""A library module as tflearn, dm-sonnet and tensor2tensor wrote them: TF1's private
+modules and TF 1.15's compat spelling of the estimator module, one use of which has no TF2
+home (it must not keep the module from importing)."""
+import numpy as np
+import tensorflow as tf
+from tensorflow.compat.v1 import estimator as tf_estimator
+from tensorflow.python.util import nest
+from tensorflow.python.util.nest import is_sequence
+from tensorflow.python.distribute import distribution_strategy_context
+from tensorflow_estimator.python.estimator import model_fn as model_fn_lib
+
+
+def as_list(args):
+    if not is_sequence(args):
+        args = [args]
+    return [float(np.sum(a)) for a in nest.flatten(args)] + [nest.is_sequence((1, 2))]
+
+
+def modes():
+    return [tf_estimator.ModeKeys.TRAIN, model_fn_lib.ModeKeys.EVAL, tf_estimator.ModeKeys.PREDICT]
+
+
+def replicas():
+    return distribution_strategy_context.get_strategy().num_replicas_in_sync
+
+
+def serving(features):  # no TF2 home: an error finding, and only this call fails
+    return tf_estimator.export.ServingInputReceiver(features, features)
+'''
+
+PRIVATE_RUN = '''
+import json, sys, runpy
+module = runpy.run_path(sys.argv[1])
+print(json.dumps({"list": module["as_list"]([1.0, [2.0, 3.0]]), "one": module["as_list"](4.0),
+                  "modes": module["modes"](), "replicas": module["replicas"]()}))
+'''
+
+
+def test_private_modules_and_the_compat_estimator_import_still_import(tmp_path, tf1_python):
+    """#31: TF 1.15's `from tensorflow.compat.v1 import estimator as tf_estimator` (307
+    modules failed with one data generator), `tensorflow.python.util.nest.is_sequence` (every
+    tflearn module) and private paths TF 2.21 moved: the migrated module imports on TF 2.21
+    and computes what TF 1.15 computed; the use with no home is an error finding."""
+    legacy, migrated = upgrade(tmp_path, "legacy.py", PRIVATE)
+    assert "from shims import estimator as tf_estimator" in migrated
+    assert "is_sequence" not in migrated.replace("shims.contrib.framework.nest.is_sequence", "")
+    assert "distribution_strategy_context" not in migrated and "tensorflow_estimator" not in migrated
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    lint = subprocess.run([exe, "upgrade", str(legacy), "--no-cache", "--no-diff"],
+                          capture_output=True, text=True, timeout=300)
+    assert "ServingInputReceiver is gone" in lint.stdout and "1 error" in lint.stderr, lint.stdout
+    assert tf1_run(PRIVATE_RUN, legacy) == run(PRIVATE_RUN, tmp_path / "out" / "legacy.py")

@@ -11,7 +11,10 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim")
+TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim", "tensorflow_estimator")
+# TF 1.15's tensorflow-estimator package under its public spellings: tf.estimator
+ESTIMATOR_PUBLIC = ("tensorflow_estimator.compat.v1.estimator", "tensorflow_estimator.compat.v2.estimator",
+                    "tensorflow_estimator.estimator")
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -140,6 +143,26 @@ def v1name(qualname: Optional[str]) -> Optional[str]:
         return "tf." + qualname[len("tensorflow."):]
     if qualname == "tensorflow":
         return "tf"
+    if qualname.startswith("tensorflow_estimator"):
+        return _estimator_name(qualname)
+    return None
+
+
+def _estimator_name(qualname: str) -> Optional[str]:
+    """``tf.estimator.tpu.TPUEstimator`` for ``tensorflow_estimator.estimator.tpu.TPUEstimator``
+    and for its private path (``...python.estimator.tpu.tpu_estimator.TPUEstimator``, from
+    the table read from TF 1.15), else None."""
+    for prefix in ESTIMATOR_PUBLIC:
+        if qualname == prefix or qualname.startswith(prefix + "."):
+            return "tf.estimator" + qualname[len(prefix):]
+    from migrate.codemod.tables import upgrade_tables  # the tables: only for this package's names
+
+    names = upgrade_tables().get("private_names", {})
+    parts = qualname.split(".")
+    for end in range(len(parts), 2, -1):  # a member of a private object: Class.attr
+        public = names.get(".".join(parts[:end]))
+        if public is not None:
+            return ".".join([public, *parts[end:]])
     return None
 
 

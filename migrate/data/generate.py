@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import glob
+import importlib
 import inspect
 import json
 import os
@@ -150,6 +151,7 @@ def build() -> dict:
                         for m in ("tf", "tf.distribute", "tf.random", "tf.keras")},
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
+        **_private(tf, tf2_object),
     }
 
 
@@ -207,6 +209,81 @@ print(json.dumps(out, sort_keys=True))
 """
 
 
+# runs on real TF 1.15: where each public TF1 object is defined (its private path, such as
+# tensorflow_estimator.python.estimator.tpu.tpu_estimator.TPUEstimator) -> its shortest
+# public name, and every module of TF 1.15's private trees (tensorflow.python.*,
+# tensorflow_estimator.python.*), listed from the installed files without importing them.
+TF1_PRIVATE_SCRIPT = r"""
+import json, os, sys, types
+import tensorflow as tf
+import tensorflow_estimator
+
+paths, seen = {}, set()
+
+
+def walk(module, public, depth):
+    if id(module) in seen or depth > 6:
+        return
+    seen.add(id(module))
+    for name in sorted(dir(module)):
+        if name.startswith("_"):
+            continue
+        try:
+            obj = getattr(module, name)
+        except Exception:
+            continue
+        here = public + "." + name
+        if isinstance(obj, types.ModuleType):
+            if not here.startswith(("tf.compat", "tf.contrib", "tf.keras")) and \
+                    getattr(obj, "__name__", "").startswith("tensorflow"):
+                walk(obj, here, depth + 1)
+            continue
+        where, own = getattr(obj, "__module__", None), getattr(obj, "__name__", None)
+        if not isinstance(where, str) or not isinstance(own, str):
+            continue
+        where = where.replace("tensorflow_core.", "tensorflow.", 1)
+        if where.startswith(("tensorflow.python.", "tensorflow_estimator.python.")):
+            key = where + "." + own
+            if key not in paths or (len(here), here) < (len(paths[key]), paths[key]):
+                paths[key] = here
+
+
+walk(tf, "tf", 0)
+# the same objects where private modules re-export them (model_fn.ModeKeys is
+# mode_keys.EstimatorModeKeys): every loaded private module's attributes
+public = {}
+for key, here in paths.items():
+    where, _, own = key.rpartition(".")
+    module = sys.modules.get(where) or sys.modules.get(where.replace("tensorflow.", "tensorflow_core.", 1))
+    obj = getattr(module, own, None) if module is not None else None
+    if obj is not None:
+        public[id(obj)] = here
+for name, module in sorted(sys.modules.items()):
+    name = name.replace("tensorflow_core.", "tensorflow.", 1)
+    if not name.startswith(("tensorflow.python.", "tensorflow_estimator.python.")) or module is None:
+        continue
+    for attr, obj in sorted(vars(module).items()):
+        here = public.get(id(obj))
+        key = name + "." + attr
+        if here is not None and not attr.startswith("_") and key not in paths:
+            paths[key] = here
+modules = []
+for package, root in (("tensorflow", os.path.dirname(tf.python.__file__)),
+                      ("tensorflow_estimator", os.path.join(os.path.dirname(tensorflow_estimator.__file__), "python"))):
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if os.path.exists(os.path.join(folder, d, "__init__.py")))
+        rel = os.path.relpath(folder, os.path.dirname(root)).replace(os.sep, ".")
+        modules.append(package + "." + rel)
+        modules += [package + "." + rel + "." + f[:-3] for f in sorted(files)
+                    if f.endswith(".py") and f != "__init__.py"]
+print(json.dumps({"paths": paths, "modules": sorted(modules)}, sort_keys=True))
+"""
+# private TF1 modules whose members TF 2.21 renamed -> the shims module holding them under
+# their TF1 names, as code spells it and as the file that lists them (its literal __all__);
+# which members move is read from both sides, never listed
+PRIVATE_SHIMS = {"tensorflow.python.util.nest": ["contrib.framework.nest", "contrib._nest"]}
+
+
 def tf1_python() -> str:
     """A Python with TensorFlow 1.15: $TF1_PYTHON, else the one the test suite builds
     (tests/tf1_oracle.py, cached under ~/.cache/tf-migrate)."""
@@ -231,6 +308,62 @@ def tf1_signatures(names) -> dict:
     if proc.returncode != 0:
         raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
     return json.loads(proc.stdout)
+
+
+def tf1_private() -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    proc = subprocess.run([tf1_python(), "-c", TF1_PRIVATE_SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
+    return json.loads(proc.stdout)
+
+
+def _tf2_has_module(tf, module: str) -> bool:
+    """Is ``module`` (tensorflow.python.x.y) a module of the installed TensorFlow? Read
+    from its files: importing every private module would run their side effects."""
+    if not module.startswith("tensorflow."):
+        return False  # tensorflow_estimator: gone with TF 2.16
+    base = os.path.join(os.path.dirname(tf.__file__), *module.split(".")[1:])
+    return os.path.isdir(base) or os.path.exists(base + ".py") or bool(glob.glob(base + ".*.so"))
+
+
+def _tf2_has(tf, path: str) -> bool:
+    """Does ``module.member`` still resolve in the installed TensorFlow?"""
+    module, _, member = path.rpartition(".")
+    if not _tf2_has_module(tf, module):
+        return False
+    try:
+        return hasattr(importlib.import_module(module), member)
+    except Exception:
+        return False
+
+
+def _private(tf, tf2_object) -> dict:
+    """TF1's private paths that fail on TF 2.21, with where their object lives now."""
+    found = tf1_private()
+    names = {}
+    for path, public in sorted(found["paths"].items()):
+        if _tf2_has(tf, path):
+            continue
+        if public.startswith("tf.estimator."):
+            names[path] = public  # TFM110 moves it to shims.estimator
+        elif tf2_object(public) is not None:
+            names[path] = public
+        elif tf2_object("tf.compat.v1." + public[3:]) is not None:
+            names[path] = "tf.compat.v1." + public[3:]
+    return {
+        # a private TF1 path (where a public object was defined) that TF 2.21 lacks -> its
+        # public TF2 spelling (or its tf.estimator name, for TFM110)
+        "private_names": names,
+        # modules of TF 1.15's private trees that TF 2.21 has not: importing them fails
+        "private_modules_gone": [m for m in found["modules"] if not _tf2_has_module(tf, m)],
+        # the members TF 2.21 still has in the private modules shims keeps TF1's names of
+        "private_members": {m: sorted(n for n in dir(importlib.import_module(m)) if not n.startswith("_"))
+                            for m in sorted(PRIVATE_SHIMS)},
+        "private_shims": PRIVATE_SHIMS,
+    }
 
 
 def render(data: dict) -> str:

@@ -163,6 +163,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         self._slim_locals: set = set()  # local names of contrib.slim imports now naming tf_slim
         self._imports: list = []  # (import statement, module, local name) of contrib imports
         self._unfixed: set = set()  # local names with a contrib use left unmoved
+        self._used: set = set()  # local names with a contrib use this rule saw
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -201,11 +202,13 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         self._imports.append((node, module, local))
 
     def leave_Module(self, node: cst.Module) -> None:
-        """An import line of a contrib module some use of which could not be moved: it
-        fails on TF2 at import, so it gets an error finding naming the replacement."""
+        """An import line of a contrib module some use of which could not be moved, or that
+        nothing uses (the engine keeps an import no fix made unused): it fails on TF2 at
+        import, so it gets an error finding naming the replacement."""
         unfixed = self._unfixed
         for statement, module, local in self._imports:
-            if local is None or local in unfixed or local.split(".")[0] in unfixed:
+            if local is None or local in unfixed or local.split(".")[0] in unfixed \
+                    or local.split(".")[0] not in self._used:
                 name = "tf." + module[len("tensorflow."):]
                 hint = _hint(name)
                 self.report(statement, f"error: {module} is gone in TF2: this import fails"
@@ -226,6 +229,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         while isinstance(root, cst.Attribute):
             root = root.value
         local = root.value if isinstance(root, cst.Name) else None
+        self._used.add(local)
         slim_rest = name[len("tf.contrib.slim."):] if name.startswith("tf.contrib.slim.") else None
         if slim_rest in SLIM_BROKEN:
             self._to_shims(node, name, "contrib.batch_norm", slim=True)

@@ -253,7 +253,7 @@ def _timing(meta: dict) -> dict:
     runs = meta.get("runs") or []
     return {"calls": len(runs), "median_ms": 1000 * statistics.median(runs) if runs else None,
             "total_s": sum(runs), "startup_s": meta.get("first_run"), "wall_s": meta.get("wall"),
-            "cached": bool(meta.get("cached"))}
+            "peak_mb": meta.get("peak_mb"), "cached": bool(meta.get("cached"))}
 
 
 def verify_program(legacy: str, migrated: str, args: List[str], rtol: float = 1e-5,

@@ -44,6 +44,13 @@ def _timing(report: dict) -> str:
             f"{new['calls']} ({ratio:.2g}x){cached}")
 
 
+def _memory(report: dict) -> str:
+    tf1, new = report["timing"]["tf1"][0].get("peak_mb"), report["timing"]["migrated"].get("peak_mb")
+    if not tf1 or not new:
+        return ""
+    return f"TF1 {tf1:.0f} MB, migrated {new:.0f} MB ({new / tf1:.2g}x), each process's peak RSS"
+
+
 def render(report: dict, console) -> None:
     """The report as a table of checks, then notes and the verdict."""
     from rich.table import Table
@@ -56,6 +63,9 @@ def render(report: dict, console) -> None:
     _stream_rows(table, report)
     _variables_row(table, report["variables"])
     table.add_row("step time", "", "", "", "median run(): " + _timing(report))
+    memory = _memory(report)
+    if memory:
+        table.add_row("peak memory", "", "", "", memory)
     console.print(table)
     _notes(report, console)
 
