@@ -182,7 +182,7 @@ def upgrade(
         for path, message in missing:
             typer.echo(f"tf-migrate: error: {shown(path)}: {message}", err=True)
         raise typer.Exit(2)
-    changed = [r for r in reports if r.new is not None]
+    changed = [r for r in reports if r.changed]
     write_errors, written = [], []
     if write:
         from migrate.codemod.write import write_outputs

@@ -125,7 +125,7 @@ def test_a_file_changed_after_reading_is_not_overwritten(tmp_path):
     from migrate.codemod.runner import FileReport
 
     f = write(tmp_path / "m.py", "edited by the user meanwhile\n")
-    report = FileReport(str(f), new=b"x = 1\n", raw=b"what the run read\n")
+    report = FileReport(str(f), new=b"x = 1\n", raw=b"what the run read\n")  # kept as its digest
     errors = write_outputs([str(f)], [report], None)
     assert errors and "changed since it was read" in errors[0][1]
     assert f.read_text() == "edited by the user meanwhile\n"

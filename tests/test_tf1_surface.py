@@ -399,3 +399,64 @@ def test_private_modules_and_the_compat_estimator_import_still_import(tmp_path, 
                           capture_output=True, text=True, timeout=300)
     assert "ServingInputReceiver is gone" in lint.stdout and "1 error" in lint.stderr, lint.stdout
     assert tf1_run(PRIVATE_RUN, legacy) == run(PRIVATE_RUN, tmp_path / "out" / "legacy.py")
+
+
+STAR_LAYERS = '''
+"""model/layers.py: the project's own module every script star-imports."""
+import numpy as np
+import tensorflow as tf
+
+
+def dense(x, units, name):
+    with tf.variable_scope(name):
+        w = tf.get_variable("w", [int(x.shape[-1]), units], initializer=tf.constant_initializer(0.1))
+        return tf.matmul(x, w)
+'''
+
+STAR_TRAIN = '''
+"""train.py: TensorFlow only through `from model.layers import *`."""
+from model.layers import *
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 2])
+loss = tf.reduce_mean(tf.square(dense(x, 2, "out") - y))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+data = np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0
+target = np.ones((4, 2), np.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(4):
+        _, value = sess.run([train, loss], feed_dict={x: data, y: target})
+        print("step", step, "%.6f" % value)
+'''
+
+STAR_RUN = ("import os, runpy, sys\nsys.path.insert(0, os.path.dirname(sys.argv[1]))\n"
+            "runpy.run_path(sys.argv[1], run_name='__main__')\n")
+
+
+def test_tensorflow_from_a_project_star_import_is_migrated(tmp_path, tf1_python):
+    """#25: `from model.layers import *` bringing `tf`: the script is read with the names that
+    module binds, converted like any other Session program, gets its own TensorFlow import,
+    and computes what TF 1.15 computed; a second run changes nothing."""
+    project = tmp_path / "project"
+    (project / "model").mkdir(parents=True)
+    (project / "model" / "__init__.py").write_text("")
+    (project / "model" / "layers.py").write_text(STAR_LAYERS)
+    (project / "train.py").write_text(STAR_TRAIN)
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    out = subprocess.run([exe, "upgrade", str(project), "--outtree", str(tmp_path / "out"), "--no-cache"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode in (0, 1), out.stderr
+    migrated = (tmp_path / "out" / "train.py").read_text()
+    assert "import tensorflow as tf" in migrated and "Session" not in migrated, migrated
+    again = subprocess.run([exe, "upgrade", str(tmp_path / "out"), "--check", "--no-cache"],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    want = tf1_oracle.run(STAR_RUN, project / "train.py", project / "model" / "layers.py")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    got = subprocess.run([sys.executable, "-c", STAR_RUN, str(tmp_path / "out" / "train.py")],
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert got.returncode == 0, got.stderr[-2000:]
+    assert [line for line in want.splitlines() if line.startswith("step")] == \
+        [line for line in got.stdout.splitlines() if line.startswith("step")]

@@ -138,9 +138,11 @@ class Cache:
         self.enabled = enabled and cache_key() is not None
         self.root = cache_dir()
 
-    def key(self, raw: bytes, path: str, codes: Sequence[str], fix: bool) -> str:
+    def key(self, raw: bytes, path: str, codes: Sequence[str], fix: bool, extra: str = "") -> str:
+        """``extra``: what else the result depends on (the project modules its star imports
+        read, ``stars.key_material``)."""
         digest = hashlib.sha256(salt().encode())
-        digest.update(f"{os.path.splitext(path)[1]}|{fix}|{','.join(codes)}|".encode())
+        digest.update(f"{os.path.splitext(path)[1]}|{fix}|{','.join(codes)}|{extra}|".encode())
         digest.update(raw)
         return digest.hexdigest()
 

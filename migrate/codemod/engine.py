@@ -22,7 +22,9 @@ from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
 from migrate.codemod.layout import Layout
 from migrate.codemod.needles import tf1_meaning
-from migrate.codemod.resolver import Resolver, keras_name, local_names, v1name
+from migrate.codemod.resolver import TF_ROOTS, Resolver, dotted, keras_name, local_names, v1name
+from migrate.codemod.stars import header as star_header
+from migrate.codemod.stars import tf_bindings
 from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
@@ -42,6 +44,9 @@ class FileFacts:
     shim_decorated: Set[int] = field(default_factory=set)  # keras_weights.add_shim_decorator
     traced: Dict[int, Optional[cst.FunctionDef]] = field(default_factory=dict)  # traced.traced_function
     module_facts: Optional[object] = None  # traced.module_facts (a traced.ModuleFacts)
+    # FileContext.star_import: TensorFlow names a star import of a project module binds,
+    # with its statement line (TFM113 makes the file import them itself)
+    star_names: Dict[str, tuple] = field(default_factory=dict)
     # filled by the engine while it applies edits: id(original statement) -> its rewritten
     # form, so an edit that moves statements (TFM501) moves them with their fixes
     rewritten: Dict[int, cst.CSTNode] = field(default_factory=dict)
@@ -67,6 +72,7 @@ class FileContext:
         self.in_import = 0  # > 0 while the walk is inside an import statement
         self.findings: List[Finding] = []
         self.facts = FileFacts()
+        self.marker_text = source  # the text TF1 markers are looked for in (stars.header added)
 
     # -- names ---------------------------------------------------------------
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
@@ -95,13 +101,26 @@ class FileContext:
             finding.add_import(f"import tensorflow as {alias}")
         return cst.parse_expression(f"{alias}.{name}" if name else alias)
 
+    def star_import(self, node: cst.ImportFrom) -> None:
+        """``from model.layers import *`` of the project's own module: the TensorFlow names
+        it brings (``tf``) are bound here as if imported, so the rules see them. They are
+        kept apart from the imports the engine may drop (they are not this file's)."""
+        module = dotted(node.module) if node.module is not None else ""
+        if module is None or (not node.relative and module.split(".")[0] in TF_ROOTS):
+            return
+        found = tf_bindings(self.path, len(node.relative), module)
+        for name, qualname in found.items():
+            self.resolver.rebind(name, qualname)
+        line = self.stack[-2]  # the statement line holding the import
+        self.facts.star_names.update({name: (qualname, line) for name, qualname in found.items()})
+
     def is_tf1_file(self) -> bool:
         """Does the file use TF1-only APIs? Decides calls that are valid in both TF1 and
         TF2 but mean different things (tf.nn.dropout's second argument, ...)."""
 
         hit = self.facts.tf1_file
         if hit is None:
-            hit = self.facts.tf1_file = tf1_meaning(self.source)
+            hit = self.facts.tf1_file = tf1_meaning(self.marker_text)
         return hit
 
     # -- tree position ---------------------------------------------------------
@@ -174,6 +193,8 @@ class _Walker:
             ctx.in_import += 1
         elif kind == "ImportFrom":
             ctx.resolver.add_import_from(node)
+            if type(node.names) is cst.ImportStar and len(stack) == 3:  # a module-level star import
+                ctx.star_import(node)
             ctx.in_import += 1
         elif kind == "FunctionDef":
             ctx.resolver.push_scope(local_names(node))
@@ -486,12 +507,14 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
               path: str = "") -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
     memo: dict = {}
-    rules = [rule for rule in rules if rule.applies(source, memo)]
+    text = star_header(path, source) + source  # what star imports of project modules bring
+    rules = [rule for rule in rules if rule.applies(text, memo)]
     if not rules:
         return Outcome(None, [])
     tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
     module = parse(source)
     ctx = FileContext(module, path, source, tree)
+    ctx.marker_text = text
     instances = [rule(ctx) for rule in rules]
     walker = _Walker(ctx, instances)
     try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import hashlib
 import fnmatch
 import io
 import json
@@ -507,14 +508,19 @@ class Changed(Exception):
     """The file is no longer what was read."""
 
 
-def replace_file(path: str, data: bytes, expected: Optional[bytes]) -> None:
+def content_digest(data: bytes) -> str:
+    """SHA-256 (hex) of a file's content: what a run keeps of what it read."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def replace_file(path: str, data: bytes, expected: Optional[str]) -> None:
     """Replace a source file's content, keeping what a rename would lose. Normally a
     temp file with the same mode and owner is renamed over it (atomic). A file with
     other hard links, or one whose owner cannot be given to a new file, is rewritten in
     place instead, so the links and the owner stay; the complete new text is fsynced
     next to it first (``.tf-migrate-*.tmp``) and removed once the in-place write is on
-    disk, so even a kill then loses nothing. ``expected``: the bytes that were read;
-    ``Changed`` if the file now holds something else."""
+    disk, so even a kill then loses nothing. ``expected``: the SHA-256 (hex) of the bytes
+    that were read; ``Changed`` if the file now holds something else."""
     st = os.stat(path)
     mode = stat.S_IMODE(st.st_mode)
     if st.st_nlink == 1:
@@ -527,7 +533,7 @@ def replace_file(path: str, data: bytes, expected: Optional[bytes]) -> None:
                           rescues=os.path.basename(path))
     try:
         with open(path, "r+b") as handle:
-            if expected is not None and handle.read() != expected:
+            if expected is not None and content_digest(handle.read()) != expected:
                 raise Changed(path)
             handle.seek(0)
             handle.write(data)

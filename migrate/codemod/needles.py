@@ -9,6 +9,10 @@ import re
 import tokenize
 from typing import Optional, Sequence
 
+#: the top-level packages whose names the rules care about: TensorFlow (with the
+#: tensorflow-estimator package of TF 1.x) and the Keras packages
+TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim", "tensorflow_estimator")
+
 
 class Needle:
     def __init__(self, literals: Sequence[str], pattern: Optional[str] = None) -> None:

@@ -30,7 +30,7 @@ def summarize(files, reports, errors, write: bool = False, written=None) -> dict
                "error_findings": sum(f.is_error for f in findings),
                "errors": len(errors) + sum(1 for r in reports if r.error)}
     if write is not None:
-        changed = [r for r in reports if r.new is not None]
+        changed = [r for r in reports if r.changed]
         summary.update(changed=len(changed), written=write)
         if write:
             summary["changed"] = len(written)

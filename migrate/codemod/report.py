@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Reported:
     """A finding as the engine reports it, from the engine to the printed report: plain
     data (it crosses process boundaries and the cache), positions 1-based. ``cell`` and

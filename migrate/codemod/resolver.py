@@ -11,7 +11,7 @@ from typing import Dict, Iterable, List, Optional, Set
 
 import libcst as cst
 
-TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim", "tensorflow_estimator")
+from migrate.codemod.needles import TF_ROOTS  # noqa: E402  (the libcst-free home of the list)
 # TF 1.15's tensorflow-estimator package under its public spellings: tf.estimator
 ESTIMATOR_PUBLIC = ("tensorflow_estimator.compat.v1.estimator", "tensorflow_estimator.compat.v2.estimator",
                     "tensorflow_estimator.estimator")

@@ -15,7 +15,7 @@ import shutil
 import stat
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from migrate.codemod.files import Changed, atomic_write, replace_file
+from migrate.codemod.files import Changed, atomic_write, content_digest, replace_file
 from migrate.safeio import describe, read_regular, sweep_temps
 
 NAMES_FILE = "tf-migrate-names.json"
@@ -49,7 +49,7 @@ def write_outputs(paths: Sequence[str], reports, outtree: Optional[str]) -> List
         writer.mirror(paths)
     names_by_dir: Dict[str, dict] = {}
     for report, dst in plan:
-        if writer.write(report, dst) and report.names and report.new is not None:
+        if writer.write(report, dst) and report.names and report.changed:
             names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
                 os.path.basename(dst)] = report.names
     for folder, files in names_by_dir.items():
@@ -167,15 +167,15 @@ class _Writer:
         if os.path.abspath(dst) in self.clashes:
             return False
         problem = self.confined(dst) if self.outtree is not None else None
-        if problem is None and r.new is not None and self.outtree is None:
+        if problem is None and r.changed and self.outtree is None:
             problem = self._in_place_problem(r)
         if problem:
             self.errors.append((r.path, problem))
             return False
         try:
-            if r.new is not None and self.outtree is None:
-                replace_file(r.path, r.new, r.raw)
-            elif r.new is not None:
+            if r.changed and self.outtree is None:
+                replace_file(r.path, r.new, r.digest)
+            elif r.changed:
                 self.folder_for(dst)
                 atomic_write(dst, r.new, os.stat(r.path).st_mode & 0o7777)
             elif self.outtree is not None:
@@ -195,15 +195,16 @@ class _Writer:
             return "is a symbolic link; not rewritten (migrate the file it points to)"
         if _read_only(r.path):
             return "file is read-only; not changed"
-        if r.raw is not None and _current(r.path) != r.raw:
+        if r.digest is not None and _current(r.path) != r.digest:
             return STALE
         return None
 
 
-def _current(path: str) -> Optional[bytes]:
+def _current(path: str) -> Optional[str]:
+    """The SHA-256 of what ``path`` holds now (None when it cannot be read)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            return content_digest(handle.read())
     except OSError:
         return None
 

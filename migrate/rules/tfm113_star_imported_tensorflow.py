@@ -34,15 +34,17 @@ def _bound(tree: Optional[ast.AST]) -> Set[str]:
 class StarImportedTensorflow(Rule):
     code = "TFM113"
     needle = needles.Needle(("import *", "import*"))
-    summary = "tf comes from a star import: the file cannot be migrated until it imports TensorFlow"
-    fixable = False
+    summary = "tf comes from a star import of the project's own module: read there, imported here"
+    fixable = True
     explanation = """
 Research code often gets TensorFlow through its own package: `from model.layers import *`,
-where `model/layers.py` did `import tensorflow as tf`. tf-migrate reads one file at a time
-and sees no binding of `tf` here, so none of its TF1 calls could be migrated; left alone,
-the file fails on TF2 at its first TF1 name (`module 'tensorflow' has no attribute 'app'`).
-This finding names the star import; add `import tensorflow as tf` to the file (the star
-import may stay) and run tf-migrate again, and the file is migrated like any other.
+where `model/layers.py` did `import tensorflow as tf`. tf-migrate follows such a star import
+to the project file it names (next to this file, or in a folder above it for an absolute
+name; read with Python's parser, never imported, following its own star imports three
+levels deep), so this file's TF1 calls are migrated like any other's, and the file gets
+`import tensorflow as tf` of its own: it no longer depends on what that module keeps
+importing (the other rules migrate `tf.app.flags` and the rest in the same run). When the module cannot be found or read, this finding names the star import;
+add the import by hand and run tf-migrate again.
 """
     before = """
 from model.layers import *
@@ -53,13 +55,18 @@ flags = tf.app.flags
 from model.layers import *
 import tensorflow as tf
 
-flags = tf.compat.v1.app.flags
+flags = tf.app.flags
 """
+    #: the project files the documented example reads (tests/test_rule_docs.py writes them)
+    project = {"model/__init__.py": "", "model/layers.py": "import tensorflow as tf\n"}
+    #: the packages a star import may bring that the file can import itself
+    IMPORTABLE = ("tensorflow", "tensorflow.compat.v1", "tensorflow.compat.v2")
 
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self.star: Optional[str] = None
         self.use: Optional[cst.CSTNode] = None
+        self.star_used: dict = {}  # name a project star import binds -> its first use
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self.star is None and isinstance(node.names, cst.ImportStar):
@@ -68,11 +75,24 @@ flags = tf.compat.v1.app.flags
                 self.star = "." * len(node.relative) + module
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
-        if self.use is None and isinstance(node.value, cst.Name) and node.value.value in ALIASES \
-                and node.value.value not in self.ctx.resolver.aliases:
+        if not isinstance(node.value, cst.Name):
+            return
+        name = node.value.value
+        if name in self.ctx.facts.star_names and name not in self.ctx.resolver.bindings:
+            self.star_used.setdefault(name, node)
+        elif self.use is None and name in ALIASES and name not in self.ctx.resolver.aliases:
             self.use = node
 
     def leave_Module(self, node: cst.Module) -> None:
+        for name in self.star_used:
+            qualname, line = self.ctx.facts.star_names[name]
+            if qualname not in self.IMPORTABLE:
+                continue
+            finding = self.report(line.body[0], f"{name!r} comes from this star import (its module "
+                                                 f"imports {qualname} as {name}): read there, and "
+                                                 "imported here too")
+            statement = f"import {qualname} as {name}\n" if name != qualname else f"import {name}\n"
+            finding.insert_after(line, [cst.parse_statement(statement)])
         if self.star is None or self.use is None:
             return
         name = self.use.value.value

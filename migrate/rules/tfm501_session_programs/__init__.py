@@ -79,6 +79,11 @@ program = shims.GraphProgram(build_graph, x=tf.TensorSpec([None, 3], tf.float32)
 print(program.run("loss", x=data))
 """
 
+    def __init__(self, ctx) -> None:
+        super().__init__(ctx)
+        self._captured: dict = {}  # id(fetched expression) -> it as the other fixes left it
+        self._exprs: list = []  # the graph expressions the run being read fetches (Planner)
+
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
         self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode

@@ -39,13 +39,16 @@ class Converter:
         program_name = fresh_name(ctx, "program")
         program = f"{plan.self_name}.{program_name}" if plan.self_name else program_name
         moved = self._moved(stmts, plan)
+        # each graph expression a run fetches gets a graph name of the build function
+        exprs = {id(call): [(expr, fresh_name(ctx, "fetched")) for expr in found]
+                 for call in plan.runs if (found := plan.fetch_exprs.get(id(call)))}
         self._unseeded_note(anchor, [stmts[i] for i in moved])
         for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
                      *plan.scoped,  # the moved scope block keeps the rest of its body
                      *plan.hoisted]:  # graph code written in the session block joins the graph
             finding.remove(stmt)
         definition = self._definition(finding, stmts, plan, moved, build, program,
-                                      isinstance(owner, cst.Module))
+                                      isinstance(owner, cst.Module), exprs)
         if plan.self_name:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
@@ -58,7 +61,7 @@ class Converter:
 
             finding.replace(anchor, replacement)
         self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
-        self._rewire(finding, stmts, plan, program)
+        self._rewire(finding, stmts, plan, program, exprs)
         return finding
 
     def _moved(self, stmts, plan: Plan) -> List[int]:
@@ -72,17 +75,20 @@ class Converter:
         return [i for i in plan.graph
                 if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
 
-    def _fetched(self, plan: Plan) -> List[str]:
+    def _fetched(self, plan: Plan, exprs) -> List[str]:
         """Graph names the program returns: what any run fetches, and the global steps savers use."""
-        fetched: List[str] = []
+        fetched: List[str] = [name for found in exprs.values() for _, name in found]
         for call in plan.runs:
             target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
-            for _, key in _collect(target, self_name=plan.self_name).reads:
-                if key in plan.graph_keys and key not in fetched:
+            # names read inside a fetched expression are read by the build function itself
+            inside = {id(n) for expr, _ in exprs.get(id(call), ())
+                      for n, _ in _collect(expr, self_name=plan.self_name).reads}
+            for node, key in _collect(target, self_name=plan.self_name).reads:
+                if id(node) not in inside and key in plan.graph_keys and key not in fetched:
                     fetched.append(key)
         return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
 
-    def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool):
+    def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs):
         """A callable making ``def build(...): <graph code>; return {...}`` and the
         ``program = shims.GraphProgram(build, ...)`` line (from the rewritten statements)."""
         self_name = plan.self_name
@@ -96,8 +102,9 @@ class Converter:
             used |= found.binds | {key for _, key in found.reads}
         keep = [f"{k} = {_plain(k)}\n" for k in plan.placeholders
                 if k.startswith("self.") and k in used]
-        returned = ", ".join(f'"{_plain(k)}": {k}' for k in self._fetched(plan))
+        returned = ", ".join(f'"{_plain(k)}": {k}' for k in self._fetched(plan, exprs))
         rewritten = self.ctx.facts.rewritten
+        captured = self._captured  # the fetched expressions as the other fixes left them
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
                         f"{''.join(', ' + s for s in specs)})\n")
@@ -106,6 +113,8 @@ class Converter:
             body = [cst.parse_statement(line) for line in keep]
             body += [rewritten.get(id(stmts[i]), stmts[i]) for i in moved]
             body += [rewritten.get(id(stmt), stmt) for stmt in plan.hoisted]
+            body += [cst.parse_statement(f"{name} = {code(captured.get(id(expr), expr))}\n")
+                     for found in exprs.values() for expr, name in found]
             body = [b.with_changes(leading_lines=() if n == 0 else _nested_blanks(b.leading_lines))
                     for n, b in enumerate(body)]
             body.append(cst.parse_statement(f"return {{{returned}}}\n"))
@@ -131,12 +140,13 @@ class Converter:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
 
-    def _rewire(self, finding, stmts, plan: Plan, program: str) -> None:
+    def _rewire(self, finding, stmts, plan: Plan, program: str, exprs) -> None:
         """Runs, feeds, sessions passed on, reopened sessions and saver calls use the program."""
         self_name = plan.self_name
         for call in plan.runs:
-            finding.replace(call, self._run_replacement(plan.program_of.get(id(call), program),
-                                                        self_name, self._is_method_run(call, plan)))
+            finding.replace(call, self._run_replacement(
+                plan.program_of.get(id(call), program), self_name, self._is_method_run(call, plan),
+                exprs.get(id(call), []), self._captured))
         for node in plan.passed:  # `train(sess, 20)`: the function gets the program
             finding.replace(node, cst.parse_expression(program))
         for stmt in plan.reopened:  # the new session on the same graph: its body stays
@@ -217,14 +227,16 @@ class Converter:
         return _key(call.func.value, plan.self_name) != session
 
     @staticmethod
-    def _run_replacement(program: str, self_name: Optional[str], method: bool = False):
+    def _run_replacement(program: str, self_name: Optional[str], method: bool = False, exprs=(),
+                         captured=None):
         def rewrite(updated: cst.Call):
             if method:  # op.run(feed_dict) / t.eval(feed_dict): the owner is the fetch
                 fetch = updated.func.value
                 feeds = [a for name, a in _method_args(updated) if name == "feed_dict"]
             else:
                 fetch, feeds = updated.args[0].value, updated.args[1:]
-            parts = [Converter._names_as_strings(fetch, self_name)]
+            names = iter(exprs)  # the fetched expressions, in the order the fetch lists them
+            parts = [Converter._names_as_strings(fetch, self_name, names, captured)]
             for a in feeds:
                 if isinstance(a.value, cst.Name):  # a proved feed dict: its keys are names now
                     parts.append(f"**{a.value.value}")
@@ -243,17 +255,22 @@ class Converter:
         return rewrite
 
     @staticmethod
-    def _names_as_strings(fetch, self_name) -> str:
+    def _names_as_strings(fetch, self_name, exprs=iter(()), captured=None) -> str:
         key = _key(fetch, self_name)
         if key is not None:
             return f'"{_plain(key)}"'
-        inner = [Converter._names_as_strings(e.value, self_name) for e in fetch.elements] \
+        if not isinstance(fetch, (cst.List, cst.Tuple, cst.Dict)):  # a fetched graph expression
+            original, name = next(exprs)
+            if captured is not None:
+                captured[id(original)] = fetch  # the build function takes it as the fixes left it
+            return f'"{name}"'
+        inner = [Converter._names_as_strings(e.value, self_name, exprs, captured) for e in fetch.elements] \
             if not isinstance(fetch, cst.Dict) else None
         if isinstance(fetch, cst.List):
             return "[" + ", ".join(inner) + "]"
         if isinstance(fetch, cst.Tuple):
             return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-        parts = [f"{code(e.key)}: {Converter._names_as_strings(e.value, self_name)}"
+        parts = [f"{code(e.key)}: {Converter._names_as_strings(e.value, self_name, exprs, captured)}"
                  for e in fetch.elements]
         return "{" + ", ".join(parts) + "}"
 

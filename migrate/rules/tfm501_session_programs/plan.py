@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.shared import GRAPH_SWITCHES
 
 from .syntax import (INITIALIZERS, PLACEHOLDERS, _assigned_key, _Blocked, _collect, _fresh_container,
@@ -40,6 +40,9 @@ class Plan:
     reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
+    # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
+    # the fetch lists them: each becomes a graph name of the build function
+    fetch_exprs: Dict[int, List[cst.BaseExpression]] = field(default_factory=dict)
 
 
 class Planner:
@@ -249,6 +252,8 @@ class Planner:
                 plan.program_of[id(call)] = session
             if kind in ("run", "run_method"):
                 plan.runs.append(call)
+                if self._exprs:
+                    plan.fetch_exprs[id(call)] = self._exprs
             elif kind in ("init", "close"):
                 plan.removals.append(call)
             else:
@@ -355,6 +360,7 @@ class Planner:
         return moved
 
     def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
+        self._exprs = []  # the graph expressions this run fetches (_fetch_keys)
         func = call.func
         if not isinstance(func, cst.Attribute):
             return None
@@ -504,4 +510,33 @@ class Planner:
                     raise _Blocked("a fetch dict with ** entries")
                 self._fetch_keys(element.value, graph_keys, self_name)
             return
-        raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}")
+        if self._graph_expression(fetch, graph_keys, self_name):
+            self._exprs.append(fetch)
+            return
+        python = sorted({key for _, key in _collect(fetch, self_name=self_name).reads} - graph_keys
+                        - {n for n, q in self.ctx.resolver.aliases.items() if q.startswith("tensorflow")})
+        why = f" (it reads the Python value{'s' if len(python) > 1 else ''} {', '.join(python)})" \
+            if python and self_name is None else ""
+        raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}{why}")
+
+    def _graph_expression(self, fetch, graph_keys, self_name) -> bool:
+        """An expression of graph values and TensorFlow calls only (``a + b``,
+        ``tf.argmax(pred, 1)``): TF1 built it into the graph when the run ran, the
+        conversion builds it with the rest. Not in a class (its build runs elsewhere), and
+        no lambda, comprehension or Python value, which could change between runs."""
+        if self_name is not None or isinstance(fetch, (cst.Lambda, cst.ListComp, cst.SetComp,
+                                                       cst.DictComp, cst.GeneratorExp)):
+            return False
+        found = _collect(fetch, self_name=self_name)
+        reads = {key for _, key in found.reads}
+        tf_names = {name for name in reads
+                    if (self.ctx.resolver.aliases.get(name) or "").split(".")[0] == "tensorflow"}
+        for attribute in nodes_of(fetch, cst.Attribute):  # y.name, y.shape[0]: Python values
+            root = attribute
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in graph_keys:
+                return False
+        return bool(reads & graph_keys) and reads <= graph_keys | tf_names and not found.binds \
+            and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                                      cst.GeneratorExp, cst.NamedExpr)), None) is None

@@ -135,6 +135,41 @@ class _Collect(NameReads):
         self.reads: List[tuple] = []  # (node, key)
         self.binds: Set[str] = set()
         self.calls: List[cst.Call] = []
+        self._local: List[Set[str]] = []  # the names enclosing comprehensions bind
+
+    def _comprehension(self, node) -> None:
+        names: Set[str] = set()
+        part = node.for_in
+        while part is not None:
+            names |= {n.value for n in _target_names(part.target)}
+            part = part.inner_for_in
+        self._local.append(names)
+
+    # a comprehension's variables are its own (`[sess.run(acc, {X: x[i:i + 8]}) for i in
+    # range(...)]` reads no graph name `i`)
+    def visit_ListComp(self, node) -> None:
+        self._comprehension(node)
+
+    def leave_ListComp(self, node) -> None:
+        self._local.pop()
+
+    def visit_SetComp(self, node) -> None:
+        self._comprehension(node)
+
+    def leave_SetComp(self, node) -> None:
+        self._local.pop()
+
+    def visit_DictComp(self, node) -> None:
+        self._comprehension(node)
+
+    def leave_DictComp(self, node) -> None:
+        self._local.pop()
+
+    def visit_GeneratorExp(self, node) -> None:
+        self._comprehension(node)
+
+    def leave_GeneratorExp(self, node) -> None:
+        self._local.pop()
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         key = _key(node, self.self_name)
@@ -148,7 +183,8 @@ class _Collect(NameReads):
 
     def visit_Name(self, node: cst.Name) -> None:
         super().visit_Name(node)
-        self.reads.append((node, node.value))
+        if not any(node.value in names for names in self._local):
+            self.reads.append((node, node.value))
 
     def _targets(self, target) -> None:
         key = _key(target, self.self_name)
@@ -196,6 +232,17 @@ def _method_args(call: cst.Call):
     """(parameter, argument) of ``op.run(feed_dict=None, session=None)`` / ``t.eval(...)``."""
     for index, a in enumerate(call.args):
         yield (a.keyword.value if a.keyword is not None else ("feed_dict", "session")[min(index, 1)]), a
+
+
+def _target_names(target) -> List[cst.Name]:
+    """The names a for target binds (``i``, ``(a, b)``, ``[x, *rest]``)."""
+    if isinstance(target, cst.Name):
+        return [target]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for e in target.elements for n in _target_names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
 
 
 def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
