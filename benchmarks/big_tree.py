@@ -12,7 +12,6 @@ results go into docs/benchmarks.md.
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
@@ -62,7 +61,7 @@ def main(argv=None) -> int:
         runs = [("upgrade --no-diff", base + ["--no-diff"])]
         if args.write:
             runs.append(("upgrade --outtree", base + ["--outtree", os.path.join(work, "out")]))
-        print(f"| run | files | wall | peak RSS (process tree) |\n|---|---:|---:|---:|")
+        print("| run | files | wall | peak RSS (process tree) |\n|---|---:|---:|---:|")
         for label, command in runs:
             seconds, peak, code, _, err = run_sampled(command, env)
             if code not in (0, 1):
