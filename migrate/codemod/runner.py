@@ -9,9 +9,11 @@ import ast
 import dataclasses
 import json
 import multiprocessing
+import pickle
 import os
 import signal
 import sys
+import tempfile
 import time
 import zlib
 from multiprocessing.connection import wait
@@ -29,31 +31,74 @@ PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*")
 
 
 class FileReport:
-    """One file's result, kept until the run's end (for the report and the writes), so it
-    holds no bytes it need not: the content read is kept as its SHA-256 (a file is replaced
-    only if it still has that content), the migrated content zlib-compressed (source
-    code shrinks about fivefold). A run over 100,000 files stays within a few hundred MB."""
+    """One file's result, kept until the run's end (for the report and the writes). Its
+    bulky parts (findings, name map, migrated content) wait in the run's spool, a temp file,
+    not in memory: a run over 100,000 files keeps a few hundred bytes per file. The content
+    read is kept as its SHA-256 (a file is replaced only if it still has that content)."""
 
-    __slots__ = ("path", "_new", "findings", "names", "error", "digest")
+    __slots__ = ("path", "error", "digest", "changed", "_at")
 
     def __init__(self, path: str, new: Optional[bytes] = None, findings: Optional[List[Reported]] = None,
                  names: Optional[Dict[str, str]] = None, error: Optional[str] = None,
                  raw: Optional[bytes] = None) -> None:
         self.path = path
-        self._new = None if new is None else zlib.compress(new, 1)
-        self.findings = findings if findings is not None else []
-        self.names = names if names is not None else {}
         self.error = error
         self.digest = None if raw is None else content_digest(raw)  # of what was read
+        self.changed = new is not None
+        self._at = _SPOOL.put((findings or [], names or {}, new)) if (findings or names or new is not None) \
+            else None
+
+    def _parts(self) -> tuple:
+        return _SPOOL.get(self._at) if self._at is not None else ([], {}, None)
+
+    @property
+    def findings(self) -> List[Reported]:
+        return self._parts()[0]
+
+    @property
+    def names(self) -> Dict[str, str]:
+        return self._parts()[1]
 
     @property
     def new(self) -> Optional[bytes]:
         """The migrated content, None when the file does not change."""
-        return None if self._new is None else zlib.decompress(self._new)
+        return self._parts()[2]
 
-    @property
-    def changed(self) -> bool:
-        return self._new is not None
+
+class _Spool:
+    """The run's reports, pickled and zlib-compressed into an anonymous temp file (gone when
+    the process ends, whatever ends it); in memory when no temp file can be made."""
+
+    def __init__(self) -> None:
+        self._fd: Optional[int] = None
+        self._end = 0
+        self._memory: Optional[List[bytes]] = None
+
+    def put(self, parts: tuple) -> Tuple[int, int]:
+        data = zlib.compress(pickle.dumps(parts, protocol=pickle.HIGHEST_PROTOCOL), 1)
+        if self._fd is None and self._memory is None:
+            try:
+                self._file = tempfile.TemporaryFile(prefix=".tf-migrate-spool-")
+                self._fd = self._file.fileno()
+            except OSError:
+                self._memory = []
+        if self._memory is not None:
+            self._memory.append(data)
+            return (-1, len(self._memory) - 1)
+        at = self._end
+        view = memoryview(data)
+        while view:
+            view = view[os.pwrite(self._fd, view, at + len(data) - len(view)):]
+        self._end += len(data)
+        return (at, len(data))
+
+    def get(self, at: Tuple[int, int]) -> tuple:
+        offset, size = at
+        data = self._memory[size] if offset < 0 else os.pread(self._fd, size, offset)
+        return pickle.loads(zlib.decompress(data))
+
+
+_SPOOL = _Spool()
 
 
 def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
