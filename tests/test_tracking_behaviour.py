@@ -94,7 +94,7 @@ CHECK = """
 import importlib.util, os, sys
 import numpy as np
 import tensorflow as tf
-tf.random.set_seed(0)  # unseeded initializers: the same weights on every run
+tf.keras.utils.set_random_seed(0)  # Python, NumPy and TF: the same initial weights on every run
 spec = importlib.util.spec_from_file_location("m", sys.argv[1])
 module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)
 x = np.random.RandomState(0).standard_normal((4, 5)).astype("float32")
