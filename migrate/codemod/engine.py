@@ -24,7 +24,7 @@ from migrate.codemod.layout import Layout
 from migrate.codemod.needles import tf1_meaning
 from migrate.codemod.resolver import TF_ROOTS, Resolver, dotted, keras_name, local_names, v1name
 from migrate.codemod.stars import header as star_header
-from migrate.codemod.stars import tf_bindings
+from migrate.codemod.stars import project_stars, tf_bindings
 from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
@@ -73,6 +73,7 @@ class FileContext:
         self.findings: List[Finding] = []
         self.facts = FileFacts()
         self.marker_text = source  # the text TF1 markers are looked for in (stars.header added)
+        self.stars: dict = {}  # stars.project_stars of the source, read once by transform()
 
     # -- names ---------------------------------------------------------------
     def qualname(self, node: cst.BaseExpression) -> Optional[str]:
@@ -108,7 +109,8 @@ class FileContext:
         module = dotted(node.module) if node.module is not None else ""
         if module is None or (not node.relative and module.split(".")[0] in TF_ROOTS):
             return
-        found = tf_bindings(self.path, len(node.relative), module)
+        key = (len(node.relative), module)
+        found = self.stars[key] if key in self.stars else tf_bindings(self.path, *key)
         for name, qualname in found.items():
             self.resolver.rebind(name, qualname)
         line = self.stack[-2]  # the statement line holding the import
@@ -507,7 +509,8 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
               path: str = "") -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
     memo: dict = {}
-    text = star_header(path, source) + source  # what star imports of project modules bring
+    stars = project_stars(path, source)  # what star imports of project modules bring
+    text = star_header(stars) + source
     rules = [rule for rule in rules if rule.applies(text, memo)]
     if not rules:
         return Outcome(None, [])
@@ -515,6 +518,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     module = parse(source)
     ctx = FileContext(module, path, source, tree)
     ctx.marker_text = text
+    ctx.stars = stars
     instances = [rule(ctx) for rule in rules]
     walker = _Walker(ctx, instances)
     try:

@@ -157,16 +157,25 @@ def key_material(path: str, raw: bytes) -> str:
     return digest.hexdigest() if seen else ""
 
 
-def header(path: str, source: str) -> str:
-    """Import lines standing for what the star imports of ``source`` bring
-    (``import tensorflow as tf\\n``), for the text tests that decide which rules run and
-    whether a file is TF1 code: such a file mentions no tensorflow import itself."""
+def project_stars(path: str, source: str) -> Dict[Tuple[int, str], Dict[str, str]]:
+    """``{(dots, module): tf_bindings(...)}`` for every star import of ``source`` that names
+    a project module, each module read once per file."""
     if "*" not in source or "import" not in source or not path:
-        return ""
-    found: Dict[str, str] = {}
+        return {}
+    found: Dict[Tuple[int, str], Dict[str, str]] = {}
     for match in STAR.finditer(source.encode("utf-8", "surrogateescape")):
         module = match.group(2).decode("ascii", "replace")
         if not match.group(1) and module.split(".")[0] in TF_ROOTS:
             continue
-        found.update(tf_bindings(path, len(match.group(1)), module))
-    return "".join(f"import {qualname} as {name}\n" for name, qualname in sorted(found.items()))
+        key = (len(match.group(1)), module)
+        if key not in found:
+            found[key] = tf_bindings(path, *key)
+    return found
+
+
+def header(stars: Dict[Tuple[int, str], Dict[str, str]]) -> str:
+    """Import lines standing for what those star imports bring (``import tensorflow as
+    tf\n``), for the text tests that decide which rules run and whether a file is TF1 code:
+    such a file mentions no tensorflow import itself."""
+    names = {name: qualname for bindings in stars.values() for name, qualname in bindings.items()}
+    return "".join(f"import {qualname} as {name}\n" for name, qualname in sorted(names.items()))

@@ -1,7 +1,7 @@
 """TFM114: TF1's private modules (tensorflow.python.*) where TF 2.21 no longer has them."""
 import libcst as cst
 
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import code, names_read
 from migrate.codemod.needles import Needle
 from migrate.codemod.resolver import v1name
 from migrate.codemod.rule import SymbolRule
@@ -136,17 +136,6 @@ flat = nest.flatten(x) if shims.contrib.framework.nest.is_sequence(x) else [x]
 
     def _used(self, local: str) -> bool:
         if self._roots is None:
-            self._roots = {n.value for n in _names(self.ctx.module)}
+            self._roots = names_read(self.ctx.module)  # imports are not reads
         return local in self._roots
 
-
-def _names(module: cst.Module):
-    """Every Name outside import statements."""
-    stack = [module]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            continue
-        if isinstance(node, cst.Name):
-            yield node
-        stack.extend(node.children)

@@ -126,6 +126,9 @@ def _plain(key: str) -> str:
     return key[len("self."):] if key.startswith("self.") else key
 
 
+COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
 class _Collect(NameReads):
     """Keys a subtree binds and reads (with their nodes), and the calls in it."""
 
@@ -137,39 +140,22 @@ class _Collect(NameReads):
         self.calls: List[cst.Call] = []
         self._local: List[Set[str]] = []  # the names enclosing comprehensions bind
 
-    def _comprehension(self, node) -> None:
-        names: Set[str] = set()
-        part = node.for_in
-        while part is not None:
-            names |= {n.value for n in _target_names(part.target)}
-            part = part.inner_for_in
-        self._local.append(names)
-
     # a comprehension's variables are its own (`[sess.run(acc, {X: x[i:i + 8]}) for i in
-    # range(...)]` reads no graph name `i`)
-    def visit_ListComp(self, node) -> None:
-        self._comprehension(node)
+    # range(...)]` reads no graph name `i`): masked while its subtree is visited
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, COMPREHENSIONS):
+            names: Set[str] = set()
+            part = node.for_in
+            while part is not None:
+                names |= {n.value for n in _target_names(part.target)}
+                part = part.inner_for_in
+            self._local.append(names)
+        return super().on_visit(node)
 
-    def leave_ListComp(self, node) -> None:
-        self._local.pop()
-
-    def visit_SetComp(self, node) -> None:
-        self._comprehension(node)
-
-    def leave_SetComp(self, node) -> None:
-        self._local.pop()
-
-    def visit_DictComp(self, node) -> None:
-        self._comprehension(node)
-
-    def leave_DictComp(self, node) -> None:
-        self._local.pop()
-
-    def visit_GeneratorExp(self, node) -> None:
-        self._comprehension(node)
-
-    def leave_GeneratorExp(self, node) -> None:
-        self._local.pop()
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        if isinstance(original_node, COMPREHENSIONS):
+            self._local.pop()
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         key = _key(node, self.self_name)
