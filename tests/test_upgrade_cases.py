@@ -264,3 +264,227 @@ def test_contrib_nest_and_deep_contrib_paths_behave_as_tf1(tmp_path, tf1_python)
     tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated))
     assert tf1["scaled"] == 20 and tf1["sequence"][:2] == [False, False]
     assert tf2 == tf1
+
+
+# tf_upgrade_v2's missed cases: TF1 Keras initializers with TF1 arguments, functions whose
+# TF2 counterparts take other arguments or run other ops, read by TF1 code
+MISSED_OPS = '''
+import numpy as np
+import tensorflow as tf
+
+IMAGE = np.arange(2 * 8 * 8, dtype=np.float32).reshape(2, 8, 8, 1) / 100.0
+KERNEL = (np.arange(9, dtype=np.float32).reshape(3, 3, 1) - 4.0) / 10.0
+LOGITS = np.log(np.array([[[0.5, 0.3, 0.2]], [[0.4, 0.4, 0.2]], [[0.1, 0.6, 0.3]],
+                          [[0.6, 0.2, 0.2]]], dtype=np.float32))
+
+
+def initial_values():
+    with tf.variable_scope("init"):
+        inits = {"zeros": tf.keras.initializers.Zeros(tf.float64),
+                 "normal": tf.keras.initializers.RandomNormal(0.0, 1.0, 3, tf.float32),
+                 "uniform": tf.keras.initializers.RandomUniform(seed=4, dtype=tf.float64),
+                 "glorot": tf.keras.initializers.glorot_uniform(5, tf.float32),
+                 "constant": tf.keras.initializers.Constant(2.5, tf.float32, False)}
+        return {name: init([2, 3]) for name, init in inits.items()}
+
+
+def morphology():
+    return {"erosion": tf.nn.erosion2d(IMAGE, KERNEL, [1, 1, 1, 1], [1, 2, 2, 1], "SAME"),
+            "dilation": tf.nn.dilation2d(IMAGE, KERNEL, [1, 2, 2, 1], [1, 1, 1, 1], "VALID")}
+
+
+def glimpses():  # TF2's extract_glimpse runs another op: other glimpses for these offsets
+    offsets = tf.constant([[1.0, 2.0], [3.0, 1.0]])
+    return {"glimpse": tf.image.extract_glimpse(IMAGE, [3, 3], offsets, centered=False,
+                                                normalized=False, uniform_noise=False)}
+
+
+def pooling():
+    out, rows, cols = tf.nn.fractional_max_pool(IMAGE, [1.0, 1.44, 1.73, 1.0], False, False,
+                                                True, 7, 8)
+    return {"pooled": out, "rows": rows, "cols": cols}
+
+
+def decoding():
+    decoded, log_probs = tf.nn.ctc_beam_search_decoder(LOGITS, [4], 3, 1, False)
+    return {"decoded": tf.sparse.to_dense(decoded[0]), "log_probs": log_probs}
+'''
+
+# no TF1-only API here: the arguments alone say these calls are TF1's
+SAME_NAMES = '''
+import tensorflow as tf
+
+
+def same_name_initializers():
+    return {"zeros_same": tf.zeros_initializer(tf.float64)([2]),
+            "ones_same": tf.ones_initializer(dtype=tf.float64)([2]),
+            "uniform_same": tf.random_uniform_initializer(0.0, 1.0, 3, tf.float64)([3])}
+'''
+
+RUN_FUNCTIONS = '''
+import json, runpy, sys
+import numpy as np
+import tensorflow as tf
+out = {}
+for path in sys.argv[1:]:
+    for name, fn in sorted(runpy.run_path(path).items()):
+        if callable(fn) and getattr(fn, "__module__", None) == "<run_path>" and not name[0].isupper():
+            out.update(fn())
+if not tf.executing_eagerly():
+    with tf.compat.v1.Session() as session:
+        out = session.run(out)
+print(json.dumps({k: [str(np.asarray(v).dtype), np.asarray(v).tolist()] for k, v in out.items()}))
+'''
+
+
+def test_initializers_and_transformed_ops_compute_what_tf1_computed(tmp_path, tf1_python):
+    paths = []
+    for name, source in (("ops", MISSED_OPS), ("same", SAME_NAMES)):
+        original, migrated = tmp_path / f"{name}_tf1.py", tmp_path / f"{name}_tf2.py"
+        original.write_text(source)
+        migrated.write_text(migrate(source))
+        paths.append((original, migrated))
+    new = "\n".join(m.read_text() for _, m in paths)
+    assert "tf.keras.initializers" not in new  # every call above passed TF1 arguments
+    assert "tf.compat.v1.random_normal_initializer(mean=0.0, stddev=1.0, seed=3, dtype=tf.float32)" in new
+    assert "tf.compat.v1.random_uniform_initializer(seed=4, dtype=tf.float64, minval=-0.05, maxval=0.05)" in new
+    for name in ("nn.erosion2d", "nn.dilation2d", "image.extract_glimpse", "nn.fractional_max_pool",
+                 "nn.ctc_beam_search_decoder", "zeros_initializer", "ones_initializer",
+                 "random_uniform_initializer"):
+        assert f"tf.compat.v1.{name}(" in new, name
+    tf1 = json.loads(tf1_oracle.run(RUN_FUNCTIONS, *(o for o, _ in paths)))
+    tf2 = json.loads(run_tf2(RUN_FUNCTIONS, *(m for _, m in paths)))
+    assert sorted(tf2) == sorted(tf1) and len(tf1) == 16
+    for key in tf1:
+        assert tf2[key][0] == tf1[key][0], key  # the dtype TF1's arguments asked for
+        assert np.allclose(tf2[key][1], tf1[key][1], atol=1e-6), key  # seeded values too
+
+
+def test_constant_initializer_read_two_ways_is_an_error_finding():
+    outcome = transform("import tensorflow as tf\ninit = tf.constant_initializer(1.0, tf.float32)\n",
+                        list(all_rules().values()))
+    assert outcome.new_source is None or "constant_initializer(1.0, tf.float32)" in outcome.new_source
+    errors = [f.message for f in outcome.findings if f.message.startswith("error:")]
+    assert errors and "dtype= in TF1 but support_partition= in TF2" in errors[0]
+
+
+KERAS_SAVING = '''
+import json
+import os
+import sys
+
+import h5py
+import numpy as np
+import tensorflow as tf
+
+out = sys.argv[1]
+model = tf.keras.Sequential([tf.keras.layers.Dense(
+    2, input_shape=(3,), kernel_initializer=tf.keras.initializers.Constant(0.5, tf.float32),
+    bias_initializer="ones")])
+model.compile(optimizer="sgd", loss="mse")
+x = np.array([[1.0, 2.0, 3.0]], np.float32)
+model.fit(x, np.array([[1.0, -1.0]], np.float32), epochs=2, verbose=0)
+tf.keras.models.save_model(model, os.path.join(out, "model"))
+tf.keras.experimental.export_saved_model(model, os.path.join(out, "export"))
+loaded = tf.keras.experimental.load_from_saved_model(os.path.join(out, "export"))
+print(json.dumps({"hdf5": h5py.is_hdf5(os.path.join(out, "model")),
+                  "prediction": model.predict(x).tolist(),
+                  "exported": loaded.predict(x).tolist()}))
+'''
+
+LOAD_H5 = '''
+import shims
+import json, sys
+import numpy as np
+import tensorflow as tf
+model = tf.keras.models.load_model(sys.argv[1], compile=False)
+print(json.dumps(model.predict(np.array([[1.0, 2.0, 3.0]], np.float32), verbose=0).tolist()))
+'''
+
+
+def test_keras_saving_writes_what_tf1_wrote(tmp_path, tf1_python):
+    """TF 1.15's save_model wrote one HDF5 file (TF2: a SavedModel folder, Keras 3: an
+    error); keras.experimental's SavedModel export is gone. The migrated program writes
+    HDF5 where TF1 did, exports and reloads, and reads the HDF5 file TF 1.15 wrote."""
+    original, migrated = tmp_path / "save_tf1.py", tmp_path / "save_tf2.py"
+    original.write_text(KERAS_SAVING)
+    new = migrate(KERAS_SAVING)
+    migrated.write_text(new)
+    assert 'save_format="h5"' in new and "experimental" not in new and "import shims" in new
+    tf1_out, tf2_out = tmp_path / "tf1", tmp_path / "tf2"
+    tf1_out.mkdir()
+    tf2_out.mkdir()
+    tf1 = json.loads(tf1_oracle.run_script(original, tf1_out).strip().splitlines()[-1])
+    tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated, tf2_out).strip().splitlines()[-1])
+    assert tf1["hdf5"] is True and tf2 == tf1
+    from_tf1 = json.loads(run_tf2(LOAD_H5, tf1_out / "model").strip().splitlines()[-1])
+    assert np.allclose(from_tf1, tf1["prediction"])
+
+
+EARLY_STOPPING = '''
+import glob, json, os, sys
+import numpy as np
+import tensorflow as tf
+
+model_dir = sys.argv[1]
+rng = np.random.RandomState(0)
+x_train = rng.rand(64, 3).astype(np.float32)
+y_train = x_train.dot([[1.0], [2.0], [-1.0]]).astype(np.float32)
+y_eval = -y_train  # the better it fits training, the worse it does here
+
+
+def model_fn(features, labels, mode):
+    w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+    prediction = tf.matmul(features["x"], w)
+    loss = tf.losses.mean_squared_error(labels, prediction)
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def train_input():
+    return tf.data.Dataset.from_tensor_slices(({"x": x_train}, y_train)).repeat().batch(16)
+
+
+def eval_input():
+    return tf.data.Dataset.from_tensor_slices(({"x": x_train}, y_eval)).batch(64)
+
+
+config = tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=5, tf_random_seed=1)
+estimator = tf.estimator.Estimator(model_fn, config=config)
+hook = tf.estimator.experimental.stop_if_no_decrease_hook(
+    estimator, "loss", 5, run_every_secs=None, run_every_steps=1)
+tf.estimator.train_and_evaluate(
+    estimator, tf.estimator.TrainSpec(train_input, max_steps=100, hooks=[hook]),
+    tf.estimator.EvalSpec(eval_input, steps=None, throttle_secs=0))
+evals = {}
+for path in glob.glob(os.path.join(estimator.eval_dir(), "events.out.tfevents.*")):
+    for event in tf.compat.v1.train.summary_iterator(path):
+        for value in event.summary.value:
+            if value.tag == "loss":
+                evals[str(event.step)] = round(value.simple_value, 5)
+latest = tf.train.latest_checkpoint(model_dir)
+print(json.dumps({"step": int(tf.train.load_variable(latest, "global_step")),
+                  "names": sorted(n for n, _ in tf.train.list_variables(latest)),
+                  "stop": bool(tf.train.load_variable(latest, "signal_early_stopping/STOP")),
+                  "w": tf.train.load_variable(latest, "w").ravel().tolist(),
+                  "checkpoints": sorted(os.path.basename(p)[:-6] for p in
+                                        glob.glob(os.path.join(model_dir, "*.index"))),
+                  "evals": evals}))
+'''
+
+
+def test_early_stopping_stops_where_tf1_stopped(tmp_path, tf1_python):
+    """stop_if_no_decrease_hook in train_and_evaluate: TF 1.15 trains one run (the input
+    never restarts), evaluates after each checkpoint but the first, and stops at the step
+    whose evaluation shows no decrease for 5 steps; the migrated program stops at the same
+    step with the same weights, eval events and checkpoint variables."""
+    original, migrated = tmp_path / "early_tf1.py", tmp_path / "early_tf2.py"
+    original.write_text(EARLY_STOPPING)
+    new = migrate(EARLY_STOPPING)
+    migrated.write_text(new)
+    assert "shims.estimator.experimental.stop_if_no_decrease_hook(" in new
+    tf1 = json.loads(tf1_oracle.run_script(original, tmp_path / "tf1").strip().splitlines()[-1])
+    tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated, tmp_path / "tf2").strip().splitlines()[-1])
+    assert tf1["step"] == 10 and tf1["evals"].keys() == {"5", "10"}  # stopped early, as designed
+    assert np.allclose(tf2.pop("w"), tf1.pop("w"), atol=1e-6)
+    assert tf2 == tf1

@@ -69,6 +69,15 @@ def fine_in_tf2(name: str, node: cst.Call) -> bool:
     return False
 
 
+# transformed functions whose TF1 calls rules carry out in TF2's own terms: TFM107 (dropout's
+# keep_prob, softmax_cross_entropy_with_logits's labels, strings.split's SparseTensor),
+# TFM101 (name_scope/device forms), TFM102 (zeros_like/ones_like's optimize, while_loop's
+# order). The other functions of the ``compat_v1_keeps`` table move to tf.compat.v1 (TFM102).
+CARRIED_OUT_IN_TF2 = frozenset({"tf.nn.dropout", "tf.nn.softmax_cross_entropy_with_logits",
+                                "tf.strings.split", "tf.name_scope", "tf.device", "tf.zeros_like",
+                                "tf.ones_like", "tf.while_loop"})
+
+
 # -- shims.estimator (TFM105, TFM110) ---------------------------------------------
 # what shims.estimator provides, by TF1 name prefix -> its name there
 SUPPORTED = {
@@ -99,6 +108,16 @@ SUPPORTED = {
     "tf.train.LoggingTensorHook": "LoggingTensorHook",
     "tf.train.StopAtStepHook": "StopAtStepHook",
     "tf.train.CheckpointSaverHook": "CheckpointSaverHook",
+    "tf.estimator.experimental.make_early_stopping_hook": "experimental.make_early_stopping_hook",
+    "tf.contrib.estimator.make_early_stopping_hook": "experimental.make_early_stopping_hook",
+    "tf.estimator.experimental.stop_if_higher_hook": "experimental.stop_if_higher_hook",
+    "tf.contrib.estimator.stop_if_higher_hook": "experimental.stop_if_higher_hook",
+    "tf.estimator.experimental.stop_if_lower_hook": "experimental.stop_if_lower_hook",
+    "tf.contrib.estimator.stop_if_lower_hook": "experimental.stop_if_lower_hook",
+    "tf.estimator.experimental.stop_if_no_decrease_hook": "experimental.stop_if_no_decrease_hook",
+    "tf.contrib.estimator.stop_if_no_decrease_hook": "experimental.stop_if_no_decrease_hook",
+    "tf.estimator.experimental.stop_if_no_increase_hook": "experimental.stop_if_no_increase_hook",
+    "tf.contrib.estimator.stop_if_no_increase_hook": "experimental.stop_if_no_increase_hook",
 }
 
 

@@ -70,6 +70,14 @@ def tf2_signature(name: str) -> Optional[Signature]:
     return None if line is None else parse(line)
 
 
+@functools.lru_cache(maxsize=None)
+def tf2_same_name_signature(name: str) -> Optional[Signature]:
+    """TF 2.21's own function of a TF1 name TensorFlow renames into tf.compat.v1 although
+    TF2 has that name too (tf.zeros_initializer: TF2's Zeros takes no dtype)."""
+    line = upgrade_tables().get("tf2_same_name_signatures", {}).get(name)
+    return None if line is None else parse(line)
+
+
 def rewrite_target(name: str) -> str:
     """The TF2 name a TF1 name's calls end up calling (TensorFlow's rename, else itself)."""
     target = upgrade_tables()["symbol_renames"].get(name, name)
@@ -168,6 +176,15 @@ def readings(name: str, keywords: Sequence[Optional[str]]) -> Optional[Readings]
     changed = any(name in tables.get(table, ()) for table in
                   ("transforms", "reorders", "keyword_renames", "arg_warnings", "function_warnings"))
     return Readings(one, bind(tf2, keywords), changed)
+
+
+def same_name_readings(name: str, keywords: Sequence[Optional[str]]) -> Optional[Readings]:
+    """A call of a name TF2 has too but TensorFlow moves into tf.compat.v1, bound as TF
+    1.15's function and as TF 2.21's function of the same name binds it."""
+    tf1, tf2 = tf1_signature(name), tf2_same_name_signature(name)
+    if tf1 is None or tf2 is None:
+        return None
+    return Readings(bind(tf1, keywords), bind(tf2, keywords))
 
 
 def _renamed(renames: dict, param: Optional[str]) -> Optional[str]:

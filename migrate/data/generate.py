@@ -14,6 +14,7 @@ Imports inside functions: tensorflow, only when the tables are regenerated.
 """
 from __future__ import annotations
 
+import ast
 import functools
 import glob
 import importlib
@@ -76,9 +77,15 @@ def _v2_name(name):
 def _transform(value):
     if not isinstance(value, functools.partial):
         return {"function": value.__name__}
-    if not all(isinstance(v, (str, bool, int, type(None))) for v in value.keywords.values()):
+    keywords = dict(value.keywords)
+    constant = keywords.pop("arg_value_ast", None)  # _add_argument_transformer's value
+    if isinstance(constant, ast.Constant):
+        keywords["arg_value"] = constant.value
+    elif constant is not None:
         return None
-    return {"function": value.func.__name__, **value.keywords}
+    if not all(isinstance(v, (str, bool, int, type(None))) for v in keywords.values()):
+        return None
+    return {"function": value.func.__name__, **keywords}
 
 
 def _text(value):
@@ -114,15 +121,30 @@ def build() -> dict:
         return _tf2_keywords(tf, name, keywords)
 
     tf1_names = sorted({k for k in (*spec.symbol_renames, *spec.function_reorders,
-                                    *spec.function_keyword_renames, *spec.function_transformers)
+                                    *spec.function_keyword_renames, *spec.function_transformers,
+                                    *spec.function_warnings)
                         if k.startswith("tf.") and not k.startswith("tf.compat.")})
     tf2_names = sorted({_v2_name(spec.symbol_renames.get(k, k)) for k in tf1_names})
+    tf1 = tf1_signatures(tf1_names)
     return {
         # how each TF1 name binds its arguments (its tf.compat.v1 function in TF 2.21, which
         # keeps TF 1.15's signature) and how each rewrite target binds them: every rewritten
         # call is checked against the target's real signature
-        "tf1_signatures": tf1_signatures(tf1_names),
+        "tf1_signatures": tf1,
+        # functions tf_upgrade_v2 rewrites with a custom transform (tf.nn.erosion2d,
+        # tf.image.extract_glimpse, ...) whose tf.compat.v1 function in TF 2.21 has TF 1.15's
+        # signature: TF1 code calling them keeps TF1's arguments and ops there
+        "compat_v1_keeps": sorted(
+            k for k in spec.function_transformers
+            if k.startswith("tf.") and k not in spec.symbol_renames and not k.startswith(OWNED_BY_RULES)
+            and k in tf1 and signature("tf.compat.v1." + k[len("tf."):]) == tf1[k]),
         "tf2_signatures": {k: sig for k in tf2_names if (sig := signature(k)) is not None},
+        # TF 2.21's own function of a TF1 name that is valid TF2 too (tf.zeros_initializer is
+        # TF2's Zeros, which takes no dtype): a call binding only TF1's way is TF1 code
+        "tf2_same_name_signatures": {k: sig for k in sorted(spec.symbol_renames)
+                                     if k.startswith("tf.") and tf2_object(k) is not None
+                                     and (sig := signature(k)) is not None},
+        **_keras_initializers(tf2_object, signature),
         # tf_upgrade_v2's custom transforms that are data (a transform function and its
         # constant arguments), recorded by name: the rules that carry them out cite them
         "transforms": {k: _transform(v) for k, v in sorted(spec.function_transformers.items())
@@ -278,6 +300,42 @@ for package, root in (("tensorflow", os.path.dirname(tf.python.__file__)),
                     if f.endswith(".py") and f != "__init__.py"]
 print(json.dumps({"paths": paths, "modules": sorted(modules)}, sort_keys=True))
 """
+# runs on real TF 1.15: each tf.keras.initializers name whose object is (or subclasses) a
+# class of init_ops -> that class's public core names (zeros_initializer first, then
+# initializers.zeros) and the keyword defaults the Keras object changes (repr, as code)
+TF1_KERAS_INITIALIZERS_SCRIPT = r"""
+import inspect, json
+import tensorflow as tf
+from tensorflow.python.ops import init_ops
+from tensorflow.python.util import tf_export
+
+
+def defaults(obj):
+    params = inspect.signature(obj).parameters.values()
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+def code(value):
+    if isinstance(value, tf.DType):
+        return "tf." + value.name
+    return repr(value)
+
+
+out = {}
+for name in sorted(dir(tf.keras.initializers)):
+    obj = getattr(tf.keras.initializers, name)
+    if name.startswith("_") or not inspect.isclass(obj):
+        continue
+    base = next((b for b in obj.__mro__ if b.__module__ == init_ops.__name__), None)
+    if base is None or base is init_ops.Initializer:
+        continue
+    core = [n for n in tf_export.get_v1_names(base) if not n.startswith("keras.")]
+    core.sort(key=lambda n: (n.startswith("initializers."), n))
+    mine, theirs = defaults(obj), defaults(base)
+    changed = {k: code(v) for k, v in sorted(mine.items()) if k not in theirs or theirs[k] != v}
+    out["tf.keras.initializers." + name] = {"core": core, "defaults": changed}
+print(json.dumps(out, sort_keys=True))
+"""
 # private TF1 modules whose members TF 2.21 renamed -> the shims module holding them under
 # their TF1 names, as code spells it and as the file that lists them (its literal __all__);
 # which members move is read from both sides, never listed
@@ -364,6 +422,26 @@ def _private(tf, tf2_object) -> dict:
                             for m in sorted(PRIVATE_SHIMS)},
         "private_shims": PRIVATE_SHIMS,
     }
+
+
+def _keras_initializers(tf2_object, signature) -> dict:
+    """TF 1.15's tf.keras.initializers are TF1's init_ops classes (or subclasses that only
+    change defaults: RandomNormal's stddev 0.05): each with the tf.compat.v1 initializer that
+    keeps its TF1 signature, dtype and random ops, and the defaults to pass explicitly."""
+    env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    proc = subprocess.run([tf1_python(), "-c", TF1_KERAS_INITIALIZERS_SCRIPT], capture_output=True,
+                          text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
+    found = {}
+    for name, entry in sorted(json.loads(proc.stdout).items()):
+        core = next((c for c in entry["core"] if tf2_object("tf.compat.v1." + c) is not None), None)
+        if core is None:
+            continue
+        found[name] = {"target": "tf.compat.v1." + core, "defaults": entry["defaults"],
+                       "tf2": signature(name)}
+    return {"keras_initializers": found}
 
 
 def render(data: dict) -> str:

@@ -4,6 +4,7 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
 from migrate.codemod.shared import fine_in_tf2
+from migrate.codemod.signatures import call_keywords, same_name_readings
 from migrate.codemod.tables import owned_by_rules, shim_exports, upgrade_tables
 
 # TF1 call forms TF2's function of the same name rejects (TFM103 knows the TF2 forms)
@@ -75,7 +76,7 @@ with tf.compat.v1.variable_scope("encoder"):
             return
         if new == old:
             return
-        if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file():
+        if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file() and not self._tf1_call(node, old):
             return  # valid TF2 too (tf.where, ...): only TF1 code means the TF1 API
         leaf = new[len(RNN_CELL):] if new.startswith(RNN_CELL) else None
         if leaf in shim_exports("contrib.rnn"):
@@ -86,3 +87,23 @@ with tf.compat.v1.variable_scope("encoder"):
             return
         finding = self.report(node, f"{old} is {new} in TF2")
         finding.replace(node, ctx.tf(finding, new[len("tf."):]))
+
+    def _tf1_call(self, node, old) -> bool:
+        """Is this call of a name TF2 has too TF1's by its arguments alone? Only TF1's
+        signature binds it (``tf.zeros_initializer(tf.float32)``: TF2's Zeros takes no
+        dtype); where both bind it differently (``tf.constant_initializer(v, tf.float32)``:
+        TF1's dtype, TF2's support_partition) it is an error finding naming both."""
+        parent = self.ctx.parent()
+        if not (isinstance(parent, cst.Call) and parent.func is node):
+            return False
+        keywords = call_keywords(parent)
+        both = same_name_readings(old, keywords) if keywords is not None else None
+        if both is None:
+            return False
+        if both.verdict == "differ":
+            index, one, two = both.first_difference()
+            self.report(parent, f"error: {old}: argument {index + 1} is {one or '*args'}= in TF1 but "
+                                f"{two or '*args'}= in TF2, and this file uses no TF1-only API to tell "
+                                "which it was written for; pass that argument by keyword and run the "
+                                "upgrade again")
+        return both.verdict == "tf1"

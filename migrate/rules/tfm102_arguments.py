@@ -4,7 +4,7 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, code, join_args
 from migrate.codemod.rule import Rule
-from migrate.codemod.shared import removed_parameter
+from migrate.codemod.shared import CARRIED_OUT_IN_TF2, fine_in_tf2, removed_parameter
 from migrate.codemod.signatures import (bind, call_keywords, readings, rewrite_target,
                                         tf1_keyword_evidence, tf1_signature, tf2_signature)
 from migrate.codemod.tables import owned_by_rules, upgrade_tables
@@ -32,6 +32,12 @@ TypeError (`tf.sparse_concat(ax, inp, concat_dim=c)` passes the axis twice) is a
 finding and is left as it is. contrib summaries get what tf_upgrade_v2's transforms give
 them: the global step as `step=` where none was passed (contrib.summary's default), and
 `record_if(True/False)` for `always_record_summaries`/`never_record_summaries`.
+
+A TF1 call of a function tf_upgrade_v2 rewrites with a custom transform, whose
+`tf.compat.v1` function keeps TF 1.15's signature (`tf.nn.erosion2d`, `dilation2d`,
+`tf.image.extract_glimpse`, `fractional_max_pool`, `ctc_beam_search_decoder`; the list is
+generated), calls that function as it was: TF2's `extract_glimpse` runs another op whose
+glimpses differ from TF1's unless `centered` and `normalized` are both true.
 
 A call of a name both TF1 and TF2 have, in a file with no TF1-only API, whose arguments
 fill different parameters in TF1 and TF2 (`tf.nn.dropout(x, 0.5)`: keep_prob or rate;
@@ -62,6 +68,8 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
         tables = upgrade_tables()
         # a TF1-only name or a TF1-only keyword in the call is proof; else the file decides
         tf1 = needles.tf1_only(old) or self.ctx.is_tf1_file() or tf1_keyword_evidence(old, keywords)
+        if old in tables.get("compat_v1_keeps", ()) and self._kept_in_compat_v1(node, old, tf1, keywords):
+            return
         # positional order: ambiguous (TF2 has its own) unless the call is TF1 code;
         # keywords TF2 still accepts: likewise; the other renamed keywords are TF1-only
         order = tables["reorders"].get(old) if tf1 else None
@@ -107,6 +115,23 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
         finding = self.report(node, f"{old}: " + "; ".join(notes))
         extra = [arg(make(self.ctx, finding), keyword) for keyword, make in added]
         finding.replace(node, lambda updated: _apply(updated, plan, extra))
+
+    def _kept_in_compat_v1(self, node, old, tf1, keywords) -> bool:
+        """A TF1 call of a function tf_upgrade_v2 transforms whose tf.compat.v1 function
+        keeps TF 1.15's signature and op (``tf.nn.erosion2d``'s rates, ``extract_glimpse``'s
+        uniform_noise and TF1's glimpse offsets, ``fractional_max_pool``'s deterministic):
+        it calls that function, arguments as they are. True when moved."""
+        if old in CARRIED_OUT_IN_TF2 or fine_in_tf2(old, node):
+            return False
+        if not tf1:
+            both = readings(old, keywords)
+            if both is None or both.verdict != "tf1":
+                return False  # TF2's call, or ambiguous (the usual path reports it)
+        finding = self.report(node, f"{old} changed in TF2 (tf_upgrade_v2 rewrites its arguments "
+                                    f"and TF2's op may differ); tf.compat.v1.{old[len('tf.'):]} is "
+                                    "TF 1.15's function, called as before")
+        finding.replace(node.func, self.ctx.tf(finding, "compat.v1." + old[len("tf."):]))
+        return True
 
     def _target(self, old, tables):
         """TF 2.21's signature of the function this call ends up calling, when TensorFlow's

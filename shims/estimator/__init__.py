@@ -38,11 +38,13 @@ from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, Sessi
                                    SessionRunContext, SessionRunHook, SessionRunValues,
                                    StopAtStepHook, tensor_name)
 from shims.estimator import inputs
+from shims.estimator import early_stopping
+from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
 
 __all__ = [
     "CheckpointSaverHook", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
     "ModeKeys", "RunConfig", "SessionRunArgs", "SessionRunHook", "SessionRunValues",
-    "StopAtStepHook", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "inputs",
+    "StopAtStepHook", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "experimental", "inputs",
     "train_and_evaluate",
 ]
 
@@ -239,6 +241,10 @@ class Estimator:
     def latest_checkpoint(self) -> Optional[str]:
         return tf.train.latest_checkpoint(self._model_dir)
 
+    def eval_dir(self, name: Optional[str] = None) -> str:
+        """Where evaluate writes its metrics as summary events (TF 1.15's eval_dir)."""
+        return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
+
     def get_variable_names(self) -> List[str]:
         latest = self._require_checkpoint()
         return [name for name, _ in tf.train.list_variables(latest)]
@@ -375,11 +381,8 @@ class Estimator:
             max_steps = start + steps
         for hook in all_hooks:
             hook.after_create_session(None, None)
-        every_steps = self._config.save_checkpoints_steps
-        every_secs = self._config.save_checkpoints_secs
-        max_to_keep = self._config.keep_checkpoint_max or 5
-        prefix = os.path.join(self._model_dir, "model.ckpt")
-        last_save_step, last_save_time = start, time.time()
+        saver = _Saver(program, self._config, os.path.join(self._model_dir, "model.ckpt"),
+                       start, saving_listeners)
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
         context = SessionRunContext()
@@ -400,6 +403,10 @@ class Estimator:
             if not np.isfinite(loss):
                 raise FloatingPointError(f"Estimator: model diverged with loss = {loss} "
                                          f"at step {step_value}")
+            # TF1's chief hooks run first: the step's checkpoint (and the evaluation a saving
+            # listener runs on it) comes before the program's own hooks see the step
+            if saver.after_step(step_value):
+                context.request_stop()
             for i, hook in enumerate(all_hooks):
                 results = out.get("hooks", {}).get(str(i))
                 hook.after_run(context, SessionRunValues(results, None, None))
@@ -411,14 +418,9 @@ class Estimator:
                     _log.info("loss = %s, step = %d", out["loss"], step_value)
                 started = time.time()
             iteration += 1
-            if (every_steps and step_value - last_save_step >= every_steps) or \
-                    (not every_steps and every_secs and time.time() - last_save_time >= every_secs):
-                program.save(prefix, global_step=step_value, max_to_keep=max_to_keep)
-                last_save_step, last_save_time = step_value, time.time()
             if context.stop_requested:
                 break
-        if step_value != last_save_step or self.latest_checkpoint() is None:
-            program.save(prefix, global_step=step_value, max_to_keep=max_to_keep)
+        saver.end(step_value)
         for hook in all_hooks:
             hook.end(None)
         _log.info("Loss for final step: %s.", loss)
@@ -455,6 +457,7 @@ class Estimator:
         result["global_step"] = out["global_step"]
         _log.info("Saving dict for global step %d: %s", int(out["global_step"]),
                   ", ".join(f"{k} = {result[k]}" for k in sorted(result)))
+        early_stopping.write_eval_metrics(self.eval_dir(name), int(out["global_step"]), result)
         return result
 
     # -- predict -------------------------------------------------------------------
@@ -578,25 +581,87 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
 
 
 def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
-    """Local train_and_evaluate: train to ``max_steps`` and evaluate after each
-    checkpoint interval (``save_checkpoints_steps``), then once at the end."""
-    every = estimator.config.save_checkpoints_steps
-    result = None
-    if train_spec.max_steps is None:
-        estimator.train(train_spec.input_fn, hooks=train_spec.hooks)
-    elif every:
-        target = 0
-        latest = estimator.latest_checkpoint()
-        if latest is not None:
-            target = int(tf.train.load_variable(latest, "global_step"))
-        while target < train_spec.max_steps:
-            target = min(target + every, train_spec.max_steps)
-            estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=target)
-            result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps,
-                                        hooks=eval_spec.hooks, name=eval_spec.name)
-        return result, []
-    else:
-        estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps)
-    result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
-                                name=eval_spec.name)
-    return result, []
+    """TF 1.15's local train_and_evaluate: one ``train()`` to ``max_steps`` (the input runs
+    on, never restarted), evaluating after each checkpoint save (the first save of the run
+    skipped: nothing trained yet; then at most every ``throttle_secs``) and at the end when
+    the last step was not evaluated. A hook's stop (early stopping) ends it, as in TF1."""
+    listener = _EvaluateOnSave(estimator, eval_spec)
+    estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps,
+                    saving_listeners=[listener])
+    return listener.result, []
+
+
+class _EvaluateOnSave:
+    """TF 1.15's _NewCheckpointListenerForEvaluate (a CheckpointSaverListener)."""
+
+    def __init__(self, estimator: Estimator, eval_spec: EvalSpec) -> None:
+        self._estimator, self._spec = estimator, eval_spec
+        self._timer = early_stopping._Timer(every_secs=eval_spec.throttle_secs)
+        self._first = True
+        self.result = None
+
+    def begin(self) -> None:
+        pass
+
+    def before_save(self, session, step) -> None:
+        pass
+
+    def after_save(self, session, step) -> bool:
+        if self._first:  # the run's first save: the model is not trained yet
+            self._first = False
+            return False
+        if self._timer.should_trigger_for_step(step):
+            self._timer.update_last_triggered_step(step)
+            self._evaluate()
+        return False
+
+    def end(self, session, step) -> None:
+        if step != self._timer._last_step:
+            self._evaluate()
+
+    def _evaluate(self) -> None:
+        spec = self._spec
+        self.result = self._estimator.evaluate(spec.input_fn, steps=spec.steps, hooks=spec.hooks,
+                                               name=spec.name)
+
+
+class _Saver:
+    """TF 1.15's chief CheckpointSaverHook in a train() run: a checkpoint when the run
+    starts (step ``start``), then every ``save_checkpoints_steps`` steps (or secs), and at
+    the end if the last step was not saved; saving listeners around each save."""
+
+    def __init__(self, program: GraphProgram, config: RunConfig, prefix: str, start: int,
+                 listeners) -> None:
+        self._program, self._prefix = program, prefix
+        self._every_steps = config.save_checkpoints_steps
+        self._every_secs = config.save_checkpoints_secs if not self._every_steps else None
+        self._max_to_keep = config.keep_checkpoint_max or 5
+        self._listeners = list(listeners or ())
+        self._last_step, self._last_time = start, time.time()
+        for listener in self._listeners:
+            listener.begin()
+        self._save(start)  # TF1 saves the state a run starts from (listeners skip it)
+
+    def _save(self, step: int) -> bool:
+        for listener in self._listeners:
+            listener.before_save(None, step)
+        os.makedirs(os.path.dirname(self._prefix), exist_ok=True)
+        self._program.save(self._prefix, global_step=step, max_to_keep=self._max_to_keep)
+        self._last_step, self._last_time = step, time.time()
+        stop = False
+        for listener in self._listeners:
+            stop = bool(listener.after_save(None, step)) or stop
+        return stop
+
+    def after_step(self, step: int) -> bool:
+        """Saves when the schedule says so; True when a listener asks to stop."""
+        if (self._every_steps and step - self._last_step >= self._every_steps) or \
+                (self._every_secs and time.time() - self._last_time >= self._every_secs):
+            return self._save(step)
+        return False
+
+    def end(self, step: int) -> None:
+        if step != self._last_step:
+            self._save(step)
+        for listener in self._listeners:
+            listener.end(None, step)
