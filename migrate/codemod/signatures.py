@@ -184,7 +184,10 @@ def same_name_readings(name: str, keywords: Sequence[Optional[str]]) -> Optional
     tf1, tf2 = tf1_signature(name), tf2_same_name_signature(name)
     if tf1 is None or tf2 is None:
         return None
-    return Readings(bind(tf1, keywords), bind(tf2, keywords))
+    renames = upgrade_tables()["keyword_renames"].get(name, {})  # max_pool's value is input
+    one = bind(tf1, keywords)
+    return Readings(Binding(tuple(_renamed(renames, p) for p in one.params), one.problem),
+                    bind(tf2, keywords))
 
 
 def _renamed(renames: dict, param: Optional[str]) -> Optional[str]:
