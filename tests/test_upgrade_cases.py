@@ -488,3 +488,39 @@ def test_early_stopping_stops_where_tf1_stopped(tmp_path, tf1_python):
     assert tf1["step"] == 10 and tf1["evals"].keys() == {"5", "10"}  # stopped early, as designed
     assert np.allclose(tf2.pop("w"), tf1.pop("w"), atol=1e-6)
     assert tf2 == tf1
+
+
+KERAS_FIT = '''
+import json
+
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(0)
+x = rng.rand(64, 4).astype(np.float32)
+y = (x.sum(axis=1, keepdims=True) > 2.0).astype(np.float32)
+model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+                             tf.keras.layers.Dense(1, activation="sigmoid")])
+model.set_weights([np.linspace(-0.5, 0.5, 32, dtype=np.float32).reshape(4, 8), np.zeros(8, np.float32),
+                   np.linspace(-1.0, 1.0, 8, dtype=np.float32).reshape(8, 1), np.zeros(1, np.float32)])
+optimizer = tf.train.AdamOptimizer(0.01)
+model.compile(optimizer, loss="binary_crossentropy")
+history = model.fit(x, y, batch_size=16, epochs=3, shuffle=False, verbose=0)
+print(json.dumps({"loss": history.history["loss"],
+                  "weights": [w.ravel().tolist() for w in model.get_weights()]}))
+'''
+
+
+def test_keras_fit_with_a_tf1_optimizer_trains_as_tf1_did(tmp_path, tf1_python):
+    """TF 1.15's tf.keras (Keras 2) trained with a TF1 optimizer; Keras 3 rejects it. The
+    migrated program selects tf_keras (import shims) and gives TF 1.15's losses and weights."""
+    original, migrated = tmp_path / "fit_tf1.py", tmp_path / "fit_tf2.py"
+    original.write_text(KERAS_FIT)
+    new = migrate(KERAS_FIT)
+    migrated.write_text(new)
+    assert new.lstrip().startswith("import shims\n")
+    tf1 = json.loads(tf1_oracle.run_script(original).strip().splitlines()[-1])
+    tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated).strip().splitlines()[-1])
+    assert np.allclose(tf2["loss"], tf1["loss"], atol=1e-6)
+    for got, want in zip(tf2["weights"], tf1["weights"]):
+        assert np.allclose(got, want, atol=1e-6)
