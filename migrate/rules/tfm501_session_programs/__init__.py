@@ -17,6 +17,8 @@ from .convert import Converter
 from .detect import Detect
 from .graph_mode import GraphMode
 from .plan import Planner
+from .graph_mode import _makes_default
+from .syntax import PLACEHOLDERS, reset_collect_cache
 
 
 class SessionPrograms(Detect, Planner, Converter, GraphMode, Rule):
@@ -83,10 +85,35 @@ print(program.run("loss", x=data))
         super().__init__(ctx)
         self._captured: dict = {}  # id(fetched expression) -> it as the other fixes left it
         self._exprs: list = []  # the graph expressions the run being read fetches (Planner)
+        # placeholders made outside `with <graph>.as_default():`, with their enclosing
+        # functions (outermost first): what _left_in_graph_code checks once programs are known
+        self._placeholders: List[tuple] = []
+        self._functions: List[cst.FunctionDef] = []
+        self._graphs = 0
+
+    # -- the engine's walk: placeholders and where they are ------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._functions.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._functions.pop()
+
+    def visit_With(self, node: cst.With) -> None:
+        self._graphs += _makes_default(node)
+
+    def leave_With(self, original_node: cst.With) -> None:
+        self._graphs -= _makes_default(original_node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self._graphs and self._call_name(node) in PLACEHOLDERS:
+            self._placeholders.append((node, tuple(self._functions)))
 
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
         self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
-        self._blocks(list(node.body), node)
-        self._fallback(node)
-        self._left_in_graph_code(node)
+        try:
+            self._blocks(list(node.body), node)
+            self._fallback(node)
+            self._left_in_graph_code(node)
+        finally:
+            reset_collect_cache()  # it holds this file's nodes

@@ -50,42 +50,24 @@ class GraphMode:
         compatible with eager execution``): said, never left silently (a library function
         making one, or a Session form not recognised). At module level it fails on import:
         an error. Code under ``with <graph>.as_default():`` is graph code on TF2 too."""
+        walked: Set[int] = set()  # blocks are shared by their entries (a module's statements)
         for stmt, why, block in self._blocked:
             for inner in block:
-                self._programs |= _ids(inner)
-        rule, seen, found = self, set(), []
-
-        class Walk(cst.CSTVisitor):
-            def __init__(self):
-                super().__init__()
-                self.functions, self.graphs = [], 0
-
-            def visit_FunctionDef(self, node):
-                self.functions.append(node)
-
-            def leave_FunctionDef(self, node):
-                self.functions.pop()
-
-            def visit_With(self, node):
-                self.graphs += _makes_default(node)
-
-            def leave_With(self, node):
-                self.graphs -= _makes_default(node)
-
-            def visit_Call(self, node):
-                owner = self.functions[-1] if self.functions else None
-                if rule._call_name(node) not in PLACEHOLDERS or id(node) in rule._programs \
-                        or self.graphs or id(owner) in seen:
-                    return
-                switched = [s for s in (*module.body, *(s for f in self.functions
-                                                         if isinstance(f.body, cst.IndentedBlock)
-                                                         for s in f.body.body))
-                            if is_graph_switch(rule.ctx, s)]
-                if not switched:
-                    seen.add(id(owner))
-                    found.append((node, owner))
-
-        module.visit(Walk())
+                if id(inner) not in walked:
+                    walked.add(id(inner))
+                    self._programs |= _ids(inner)
+        seen, found = set(), []
+        for node, functions in self._placeholders:  # recorded during the engine's walk
+            owner = functions[-1] if functions else None
+            if id(node) in self._programs or id(owner) in seen:
+                continue
+            switched = [s for s in (*module.body, *(s for f in functions
+                                                     if isinstance(f.body, cst.IndentedBlock)
+                                                     for s in f.body.body))
+                        if is_graph_switch(self.ctx, s)]
+            if not switched:
+                seen.add(id(owner))
+                found.append((node, owner))
         for node, owner in found:
             name = self._call_name(node)
             if owner is None:
