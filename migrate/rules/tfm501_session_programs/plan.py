@@ -129,6 +129,7 @@ class Planner:
         plan.graph.sort()
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
                                                      session_at, self_name)
+        self._derived_graph(stmts, region, session_at, plan)
         names = [_plain(k) for k in plan.graph_keys]
         if len(set(names)) != len(names):
             blockers.append("a graph name used both as a local and as an attribute")
@@ -338,6 +339,29 @@ class Planner:
                 value, key = _value(inner), _assigned_key(inner, self_name)
                 if key and self._call_name(value) in PLACEHOLDERS:
                     yield inner, key, value
+
+    def _derived_graph(self, stmts, region, session_at, plan: Plan) -> None:
+        """Assignments before the session computing from graph values through the program's
+        own helpers (``tower_grads = average_gradients(tower_grads)``, a multi-tower
+        program's averaged gradients: no TensorFlow call of its own in the statement) are
+        graph code too, and so is what reads what they bind. Statements are taken only as
+        whole assignments (a print of a tensor is not graph code)."""
+        added = True
+        while added:
+            added = False
+            for i in region:
+                stmt = stmts[i]
+                if i in plan.graph or i in plan.switches or i == session_at \
+                        or not isinstance(stmt, cst.SimpleStatementLine) \
+                        or not all(isinstance(s, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                                   for s in stmt.body):
+                    continue
+                found = _collect(stmt, self_name=plan.self_name)
+                if any(k in plan.graph_keys for _, k in found.reads):
+                    plan.graph.append(i)
+                    plan.graph_keys |= found.binds
+                    added = True
+        plan.graph.sort()
 
     def _containers_of_graph(self, stmts, region, graph, switches, session_at, self_name) -> Set[str]:
         """``pooled = []`` before graph code that fills it (``pooled.append(conv)``): the
