@@ -545,7 +545,7 @@ class Planner:
 
     def _graph_expression(self, fetch, graph_keys, self_name) -> bool:
         """An expression of graph values and TensorFlow calls only (``a + b``,
-        ``tf.argmax(pred, 1)``): TF1 built it into the graph when the run ran, the
+        ``tf.argmax(pred, 1)``, ``tf.trainable_variables()``): TF1 built it into the graph when the run ran, the
         conversion builds it with the rest. Not in a class (its build runs elsewhere), and
         no lambda, comprehension or Python value, which could change between runs."""
         if self_name is not None or isinstance(fetch, (cst.Lambda, cst.ListComp, cst.SetComp,
@@ -561,6 +561,7 @@ class Planner:
                 root = root.value
             if isinstance(root, cst.Name) and root.value in graph_keys:
                 return False
-        return bool(reads & graph_keys) and reads <= graph_keys | tf_names and not found.binds \
+        # graph values, or TensorFlow alone (`tf.trainable_variables()`: the graph's variables)
+        return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
