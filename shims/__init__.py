@@ -40,11 +40,13 @@ from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
 from shims._random import deterministic_random
 from shims.program import Default, GraphProgram
+from shims.monitored import MonitoredTrainingSession
 from shims.ops import dropout
 from shims import estimator
 
 __all__ = [
-    "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "contrib", "estimator",
+    "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredTrainingSession",
+    "contrib", "estimator",
     "deterministic_random", "dropout",
     "get_or_create_layer", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "track_tf1_style_variables", "tracked_variables",

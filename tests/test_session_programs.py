@@ -4,6 +4,7 @@ their run on real TensorFlow 1.15 through `verify --program --tf1-python`: progr
 blocks become eager; a program that must stay in graph mode gets its switch after the
 TensorFlow import, and inside the function that holds it when it lives in a library."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -234,19 +235,20 @@ if __name__ == "__main__":
 '''
 
 
-def test_a_monitored_session_program_is_found_and_runs_in_graph_mode(tmp_path, tf1_python):
+def test_a_monitored_session_program_becomes_eager_and_computes_what_tf1_computed(tmp_path, tf1_python):
     """#25.1: a MonitoredTrainingSession program in a function was not recognised (no
-    finding, exit 0, then `tf.placeholder() is not compatible with eager execution`). It is
-    now kept in graph mode with a finding saying so, the switch in its function, and its
-    hooks stay TF's own (shims.estimator's eager hooks cannot run in TF's session): equal
-    to real TF 1.15, step by step, from the same initial values."""
+    finding, exit 0, then `tf.placeholder() is not compatible with eager execution`), then
+    kept in graph mode. It is converted now: its graph into a GraphProgram, the session into
+    shims.MonitoredTrainingSession over it (the hooks, shims.estimator's, given as they
+    were), equal to real TF 1.15 step by step from the same initial values, with the same
+    checkpoints in model_dir."""
     (tmp_path / "monitored.py").write_text(MONITORED)
     done = migrate(tmp_path / "monitored.py", tmp_path / "out")
-    assert "TFM501 Session program kept in TF1 graph mode: tf.train.MonitoredTrainingSession" \
-        in done.stdout and "1 remaining" in done.stderr, done.stdout + done.stderr
+    assert "0 remaining" in done.stderr, done.stdout + done.stderr
     migrated = (tmp_path / "out" / "monitored.py").read_text()
-    assert "def train(model_dir):\n    tf.compat.v1.disable_eager_execution()\n" in migrated
-    assert "tf.compat.v1.train.StopAtStepHook(last_step=10)" in migrated and "shims.estimator" not in migrated
+    assert "with shims.MonitoredTrainingSession(program, checkpoint_dir=model_dir, hooks=hooks) as sess:" \
+        in migrated and "shims.estimator.StopAtStepHook(last_step=10)" in migrated
+    assert not re.search(r"placeholder|feed_dict|disable_eager_execution|tf\.compat\.v1\.Session", migrated)
     done = cli("verify", tmp_path / "monitored.py", tmp_path / "out" / "monitored.py", "--program",
                "--tf1-python", tf1_python, "--tf1-cache", tf1_oracle.RESULTS, "--program-arg", "{out}",
                "--format", "json")
@@ -254,6 +256,13 @@ def test_a_monitored_session_program_is_found_and_runs_in_graph_mode(tmp_path, t
     report = json.loads(done.stdout)
     assert report["ok"] and report["init"]["shared"] and report["tf1"]["tensorflow"] == "1.15.5"
     assert [line["tf1"][0] for line in report["streams"]["printed"]["lines"]] == list(range(1, 11))
+    # the checkpoints TF1's chief saver wrote (the start, then the end), restorable by TF1 names
+    out = tmp_path / "run"
+    run = subprocess.run([sys.executable, str(tmp_path / "out" / "monitored.py"), str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert sorted(p.name for p in out.glob("model.ckpt-*.index")) == ["model.ckpt-0.index",
+                                                                       "model.ckpt-10.index"]
 
 
 GRAPH_MODE_BATCH_NORM = '''"""Kept in graph mode (a feed_dict mutated after it is built), with batch norm."""

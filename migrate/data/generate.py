@@ -33,7 +33,8 @@ TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
 OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.summary.", "tf.keras.",
                   "tf.estimator.", "tf.train.SessionRunHook", "tf.train.LoggingTensorHook",
                   "tf.train.StopAtStepHook", "tf.train.SessionRunArgs", "tf.train.SessionRunContext",
-                  "tf.train.SessionRunValues", "tf.train.CheckpointSaverHook")
+                  "tf.train.SessionRunValues", "tf.train.CheckpointSaverHook", "tf.train.NanTensorHook",
+                  "tf.train.NanLossDuringTrainingError")
 
 
 def _tf2_object(tf, name):

@@ -34,16 +34,17 @@ import tensorflow as tf
 
 from shims.program import GraphProgram
 
-from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, SessionRunArgs,
-                                   SessionRunContext, SessionRunHook, SessionRunValues,
-                                   StopAtStepHook, tensor_name)
+from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
+                                   NanTensorHook, SessionRunArgs, SessionRunContext, SessionRunHook,
+                                   SessionRunValues, StopAtStepHook, tensor_name)
 from shims.estimator import inputs
 from shims.estimator import early_stopping
 from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
 
 __all__ = [
     "CheckpointSaverHook", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
-    "ModeKeys", "RunConfig", "SessionRunArgs", "SessionRunHook", "SessionRunValues",
+    "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook", "RunConfig", "SessionRunArgs",
+    "SessionRunHook", "SessionRunValues",
     "StopAtStepHook", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "experimental", "inputs",
     "train_and_evaluate",
 ]

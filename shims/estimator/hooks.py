@@ -165,3 +165,28 @@ class CheckpointSaverHook(SessionRunHook):
                                       "or listeners is not supported; use RunConfig's "
                                       "save_checkpoints_steps instead")
         self.checkpoint_dir = checkpoint_dir
+
+
+class NanLossDuringTrainingError(RuntimeError):
+    def __str__(self) -> str:
+        return "NaN loss during training."
+
+
+class NanTensorHook(SessionRunHook):
+    """Fails (or stops) when the loss is NaN, as TF 1.15's did."""
+
+    def __init__(self, loss_tensor, fail_on_nan_loss=True) -> None:
+        self._loss = tensor_name(loss_tensor)
+        self._fail = fail_on_nan_loss
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._loss)
+
+    def after_run(self, run_context, run_values) -> None:
+        if np.isnan(run_values.results):
+            message = "Model diverged with loss = NaN."
+            if self._fail:
+                _log.error(message)
+                raise NanLossDuringTrainingError
+            _log.warning(message)
+            run_context.request_stop()

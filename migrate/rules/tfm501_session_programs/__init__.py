@@ -85,6 +85,7 @@ print(program.run("loss", x=data))
         super().__init__(ctx)
         self._captured: dict = {}  # id(fetched expression) -> it as the other fixes left it
         self._exprs: list = []  # the graph expressions the run being read fetches (Planner)
+        self._monitoring = False  # the program being planned runs in a monitored session
         # placeholders made outside `with <graph>.as_default():`, with their enclosing
         # functions (outermost first): what _left_in_graph_code checks once programs are known
         self._placeholders: List[tuple] = []

@@ -52,6 +52,11 @@ class Converter:
         if plan.self_name:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
+        elif plan.monitored:  # the session stays, over the program: its runs are its own
+            for call in plan.runs:
+                plan.program_of[id(call)] = plan.session
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                [*definition(), _monitored_over(updated, program)]))
         else:
             def replacement(updated):
                 new = definition()
@@ -86,6 +91,9 @@ class Converter:
             for node, key in _collect(target, self_name=plan.self_name).reads:
                 if id(node) not in inside and key in plan.graph_keys and key not in fetched:
                     fetched.append(key)
+        for _, key in plan.hook_reads:  # what hooks ask for
+            if key not in fetched:
+                fetched.append(key)
         return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
 
     def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs):
@@ -131,9 +139,11 @@ class Converter:
     def _drop_findings_of_removed(self, finding, stmts, plan: Plan, moved, anchor) -> None:
         """Other rules' findings on code this conversion removes go (their edits would be lost)."""
         dead: Set[int] = set()
+        session = ([anchor.items[0].item.func] if plan.monitored else  # its hooks are converted
+                   anchor.items if isinstance(anchor, cst.With) else [anchor])
         for node in [*(stmts[i] for i in plan.graph if i not in moved),
                      *(stmts[i] for i in plan.switches),
-                     *(anchor.items if isinstance(anchor, cst.With) else [anchor]),
+                     *session,
                      *(item for stmt in plan.reopened for item in stmt.items),
                      *plan.removals, *(c.func for c in plan.runs),
                      *(c.func for c, _ in plan.saves)]:
@@ -155,6 +165,8 @@ class Converter:
                  *updated.body.body[1:]]))
         for literal in plan.feed_dicts.values():
             finding.replace(literal, self._feed_replacement(self_name))
+        for node, key in plan.hook_reads:  # NanTensorHook(loss): the hooks fetch by name
+            finding.replace(node, cst.SimpleString(f'"{_plain(key)}"'))
         scopes = [*stmts, *plan.methods]
         for call in plan.removals:
             finding.remove(self._statement_of(call, scopes))
@@ -284,6 +296,22 @@ class Converter:
             rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
+
+
+def _monitored_over(updated: cst.With, program: str) -> cst.With:
+    """``with tf.train.MonitoredTrainingSession(args) as s:`` (as the other fixes left its
+    arguments) -> ``with shims.MonitoredTrainingSession(program, args) as s:``."""
+    item = updated.items[0]
+    call = item.item
+    # the program goes first, laid out as the first argument was
+    laid_out = isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
+    first = cst.Arg(cst.parse_expression(program),
+                    comma=cst.Comma(whitespace_after=call.whitespace_before_args if laid_out
+                                    else cst.SimpleWhitespace(" "))
+                    if call.args else cst.MaybeSentinel.DEFAULT)
+    new = call.with_changes(func=cst.parse_expression("shims.MonitoredTrainingSession"),
+                            args=[first, *call.args])
+    return updated.with_changes(items=[item.with_changes(item=new)])
 
 
 def _nested_blanks(lines):

@@ -7,8 +7,8 @@ from typing import Optional
 import libcst as cst
 
 from .plan import Plan
-from .syntax import (MONITORED, SESSIONS, SUPERVISED, _assigned_key, _bare_pass, _Blocked, _collect, _default_of,
-                     _ids, _key, _NotAProgram, _plain, _value)
+from .syntax import (CONVERTED_MONITORED, MONITORED, SESSIONS, SUPERVISED, _assigned_key, _bare_pass,
+                     _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
 
 
 class Detect:
@@ -120,6 +120,10 @@ class Detect:
         key = _assigned_key(stmt, self_name)
         if key and self._call_name(_value(stmt)) in SESSIONS:
             return key
+        if self_name is None and isinstance(stmt, cst.With) and len(stmt.items) == 1 \
+                and self._call_name(stmt.items[0].item) in CONVERTED_MONITORED \
+                and stmt.items[0].asname is not None and isinstance(stmt.items[0].asname.name, cst.Name):
+            return stmt.items[0].asname.name.value  # shims.MonitoredTrainingSession over the program
         if self_name is None and isinstance(stmt, cst.With):
             # `with tf.Session() as sess:`, also beside device blocks (`, tf.device("/cpu:0")`),
             # which the eager program does without, as it does without the session

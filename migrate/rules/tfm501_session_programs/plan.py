@@ -10,7 +10,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (INITIALIZERS, PLACEHOLDERS, _assigned_key, _Blocked, _collect, _fresh_container,
+from .syntax import (INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect, _fresh_container,
                      _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
@@ -38,6 +38,11 @@ class Plan:
     program_of: Dict[int, str] = field(default_factory=dict)  # call id -> the helper's parameter
     save_steps: Dict[int, str] = field(default_factory=dict)  # save id -> its global_step key
     reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
+    # a `with tf.train.MonitoredTrainingSession(...) as s:` program: the session object stays
+    # (shims.MonitoredTrainingSession over the program), and graph names its hooks are given
+    # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
+    monitored: bool = False
+    hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
     # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
@@ -57,8 +62,10 @@ class Planner:
                    and _key(c.func.value, self_name) == session
                    for c in _collect(*scopes, self_name=self_name).calls):
             raise _NotAProgram()  # a Session that never runs anything: nothing to convert
-        plan = Plan(session=session, self_name=self_name, methods=methods)
+        plan = Plan(session=session, self_name=self_name, methods=methods,
+                    monitored=self._monitored(stmts[session_at]) is not None)
         blockers: List[str] = []
+        self._monitoring = plan.monitored  # _session_call: should_stop() is the session's too
         self._read_graph(stmts, session_at, plan, blockers)
         self._read_uses(stmts, session_at, plan, blockers)
         if blockers:
@@ -109,6 +116,8 @@ class Planner:
                     plan.graph.append(i)
                     continue
                 found = _collect(stmt, self_name=self_name)
+                if plan.monitored and self._makes_hooks(found):
+                    continue  # `hooks = [tf.train.NanTensorHook(loss), ...]`: the session's, not graph
                 if self_name and i > session_at and any(
                         isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
                         for c in found.calls):
@@ -201,6 +210,9 @@ class Planner:
         helpers = {} if self_name else self._session_helpers(rest, session, named)
         plan.passed = [n for _, _, nodes in helpers.values() for n in nodes]  # `train(sess, 20)`
         passed = {id(n) for n in plan.passed}
+        if plan.monitored:
+            plan.hook_reads = self._hook_reads(stmts[session_at], rest, plan)
+            passed |= {id(n) for n, _ in plan.hook_reads}
         for stmt in rest:
             scope_session = session
             if stmt is stmts[session_at]:
@@ -231,6 +243,29 @@ class Planner:
                 elif key in plan.graph_keys | plan.inits | plan.savers:
                     blockers.append(f"graph value {key!r} is used outside sess.run()")
 
+    def _makes_hooks(self, found) -> bool:
+        """Does the statement make TF1 session hooks (``tf.train.StopAtStepHook(...)``)?"""
+        return any((self._call_name(c) or "").startswith(("tf.train.", "tf.estimator."))
+                   and (self._call_name(c) or "").endswith("Hook") for c in found.calls)
+
+    def _hook_reads(self, anchor, rest, plan: Plan) -> List[Tuple[cst.Name, str]]:
+        """Graph names a monitored session's hooks are given: in the session call's
+        arguments (``hooks=[tf.train.NanTensorHook(loss)]``) and in ``SessionRunArgs(...)``
+        anywhere (a hook class's ``before_run``). Hooks fetch by name in the eager program."""
+        places = [item.item for item in anchor.items]
+        for stmt in rest:
+            found = _collect(stmt, self_name=plan.self_name)
+            if isinstance(stmt, cst.SimpleStatementLine) and self._makes_hooks(found):
+                places.append(stmt)  # `hooks = [tf.train.NanTensorHook(loss)]`
+                continue
+            places += [c for c in found.calls if self._call_name(c) in SESSION_RUN_ARGS]
+        found = []
+        for place in places:
+            for node, key in _collect(place, self_name=plan.self_name).reads:
+                if key in plan.graph_keys and isinstance(node, cst.Name):
+                    found.append((node, key))
+        return found
+
     def _read_calls(self, calls, session, in_helper, plan: Plan, blockers: List[str]) -> Set[int]:
         """The session's runs, initializer runs, closes and Saver calls among ``calls``,
         recorded in the plan; returns the ids of the name reads they account for."""
@@ -247,6 +282,8 @@ class Planner:
             if kind is None:
                 continue
             handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
+            if kind == "should_stop":
+                continue
             if kind in ("run", "init", "run_method"):
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
             if in_helper:  # a function the session is passed to: its parameter holds the program
@@ -357,6 +394,8 @@ class Planner:
                                    for s in stmt.body):
                     continue
                 found = _collect(stmt, self_name=plan.self_name)
+                if plan.monitored and self._makes_hooks(found):
+                    continue  # the monitored session's hooks (_read_graph)
                 if any(k in plan.graph_keys for _, k in found.reads):
                     plan.graph.append(i)
                     plan.graph_keys |= found.binds
@@ -409,6 +448,8 @@ class Planner:
             return None
         if method == "close" and not call.args:
             return "close"
+        if method == "should_stop" and not call.args and self._monitoring:
+            return "should_stop"  # the monitored session stays: so does asking it
         if method != "run":
             raise _Blocked(f"{session}.{method}() has no eager equivalent here")
         if not call.args:

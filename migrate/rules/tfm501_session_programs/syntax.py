@@ -26,6 +26,9 @@ RANDOM_OPS = {"tf.nn.dropout", "tf.layers.dropout", "tf.random_normal", "tf.rand
 GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set_seed"}
 # a tf.train.Supervisor's ways to a session (graph mode too, like the monitored sessions)
 SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}
+# the monitored session converted to shims.MonitoredTrainingSession (the others stay blocked)
+CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession"}
+SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
 
