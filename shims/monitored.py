@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional
 
 import tensorflow as tf
 
-from shims.estimator.hooks import SessionRunContext, SessionRunValues, tensor_name
+from shims.estimator.hooks import SessionRunContext, SessionRunValues, check_hook, fetch_names
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
@@ -74,7 +74,7 @@ class MonitoredTrainingSession:
     def _start(self) -> None:
         program = self._program
         for hook in self._hooks:
-            _check_hook(hook)
+            check_hook(hook, "shims.MonitoredTrainingSession")
             hook.begin()
         program.function((), tuple(program._state.specs))  # builds the graph: every variable
         if self._saving and self._global_step() is None:
@@ -113,7 +113,7 @@ class MonitoredTrainingSession:
         if self._closed:
             raise RuntimeError("Run called on a closed MonitoredTrainingSession")
         requests = [hook.before_run(self._context) for hook in self._hooks]
-        asked = {str(i): _names(r.fetches) for i, r in enumerate(requests) if r is not None}
+        asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
         # the global step the run reached (StopAtStepHook's fetch) is read after the run
         after = {i: r for i, r in asked.items() if r == STEP_AFTER}
         asked = {i: r for i, r in asked.items() if i not in after}
@@ -153,19 +153,3 @@ class MonitoredTrainingSession:
             return kind is not None  # the input ran out: TF1 ends the block quietly
         self._closed = True  # an error: no final checkpoint, as TF1's close on error
         return False
-
-
-def _check_hook(hook) -> None:
-    missing = [m for m in ("begin", "before_run", "after_run", "end") if not hasattr(hook, m)]
-    if missing:
-        raise TypeError(f"shims.MonitoredTrainingSession: a hook must be a SessionRunHook; "
-                        f"{type(hook).__name__} has no {missing[0]}()")
-
-
-def _names(fetches) -> Any:
-    """A hook's fetches by graph name: a name, a tensor, or lists/dicts of them."""
-    if isinstance(fetches, dict):
-        return {k: _names(v) for k, v in fetches.items()}
-    if isinstance(fetches, (list, tuple)):
-        return [_names(v) for v in fetches]
-    return tensor_name(fetches)

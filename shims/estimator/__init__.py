@@ -36,7 +36,7 @@ from shims.program import GraphProgram
 
 from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
                                    NanTensorHook, SessionRunArgs, SessionRunContext, SessionRunHook,
-                                   SessionRunValues, StopAtStepHook, tensor_name)
+                                   SessionRunValues, StopAtStepHook, check_hook, fetch_names)
 from shims.estimator import inputs
 from shims.estimator import early_stopping
 from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
@@ -311,7 +311,7 @@ class Estimator:
                 holder["spec"] = spec
                 holder["hooks"] = [*hooks, *_spec_hooks(spec, mode)]
                 for hook in holder["hooks"]:
-                    _check_hook(hook)
+                    check_hook(hook, "shims.estimator")
                     hook.begin()
             return values
 
@@ -395,7 +395,7 @@ class Estimator:
             requests = [hook.before_run(context) for hook in all_hooks]
             fetch: Dict[str, Any] = {"train_op": "train_op", "loss": "loss",
                                      "global_step": "global_step_after"}
-            asked = {str(i): _names(r.fetches) for i, r in enumerate(requests) if r is not None}
+            asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
             if asked:
                 fetch["hooks"] = asked
             feed = {"features": features, **({"labels": labels} if len(feeds) == 2 else {})}
@@ -549,22 +549,6 @@ def _spec_hooks(spec, mode):
     if mode == ModeKeys.TRAIN:
         hooks += list(spec.training_chief_hooks or ())
     return hooks
-
-
-def _check_hook(hook) -> None:
-    missing = [m for m in ("begin", "before_run", "after_run", "end") if not hasattr(hook, m)]
-    if missing:
-        raise TypeError(f"shims.estimator: a hook must be a SessionRunHook; "
-                        f"{type(hook).__name__} has no {missing[0]}()")
-
-
-def _names(fetches):
-    """A hook's fetches (tensors, ops, names; nested) as graph names."""
-    if isinstance(fetches, dict):
-        return {k: _names(v) for k, v in fetches.items()}
-    if isinstance(fetches, (list, tuple)):
-        return type(fetches)(_names(v) for v in fetches)
-    return tensor_name(fetches)
 
 
 class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):

@@ -74,6 +74,23 @@ def tensor_name(value) -> str:
     return name
 
 
+def fetch_names(fetches):
+    """A hook's fetches (tensors, ops, names; nested) as graph names."""
+    if isinstance(fetches, dict):
+        return {k: fetch_names(v) for k, v in fetches.items()}
+    if isinstance(fetches, (list, tuple)):
+        return type(fetches)(fetch_names(v) for v in fetches)
+    return tensor_name(fetches)
+
+
+def check_hook(hook, runner: str) -> None:
+    """A hook has TF 1.15's four methods (a SessionRunHook, or anything shaped like one)."""
+    missing = [m for m in ("begin", "before_run", "after_run", "end") if not hasattr(hook, m)]
+    if missing:
+        raise TypeError(f"{runner}: a hook must be a SessionRunHook; "
+                        f"{type(hook).__name__} has no {missing[0]}()")
+
+
 class LoggingTensorHook(SessionRunHook):
     """Logs the given tensors every N steps (or seconds), as TF1 did."""
 
