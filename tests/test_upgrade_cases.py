@@ -524,3 +524,48 @@ def test_keras_fit_with_a_tf1_optimizer_trains_as_tf1_did(tmp_path, tf1_python):
     assert np.allclose(tf2["loss"], tf1["loss"], atol=1e-6)
     for got, want in zip(tf2["weights"], tf1["weights"]):
         assert np.allclose(got, want, atol=1e-6)
+
+
+VOCABULARY = '''
+import json
+import sys
+
+import numpy as np
+from tensorflow.contrib import learn
+
+out, other = sys.argv[1], sys.argv[2]
+docs = ["The movie was GREAT, truly great!", "the plot was thin; the acting thinner",
+        "GREAT acting, weak plot", "a film about a film-maker's life", "thin thin thin"]
+processor = learn.preprocessing.VocabularyProcessor(6, min_frequency=1)
+ids = np.array(list(processor.fit_transform(docs)))
+processor.save(out + "/vocab")
+plain = learn.preprocessing.VocabularyProcessor(4)
+plain_ids = np.array(list(plain.fit_transform(docs)))
+restored = learn.preprocessing.VocabularyProcessor.restore(other + "/vocab")
+print(json.dumps({"ids": ids.tolist(), "plain": plain_ids.tolist(), "size": len(processor.vocabulary_),
+                  "reverse": list(processor.reverse(ids[:2])),
+                  "other": np.array(list(restored.transform(["great plot", "unknown words"]))).tolist()}))
+'''
+
+
+def test_vocabulary_processor_keeps_tf1_ids_and_pickles(tmp_path, tf1_python):
+    """tf.contrib.learn.preprocessing.VocabularyProcessor (text CNNs) had no home. It moves
+    to shims.contrib.learn.preprocessing: the same ids as TF 1.15 (min_frequency's
+    re-numbering included), and each side restores the vocabulary the other saved."""
+    original, migrated = tmp_path / "vocab_tf1.py", tmp_path / "vocab_tf2.py"
+    original.write_text(VOCABULARY)
+    new = migrate(VOCABULARY)
+    migrated.write_text(new)
+    assert "shims.contrib.learn.preprocessing.VocabularyProcessor(6, min_frequency=1)" in new
+    tf1_dir, tf2_dir = tmp_path / "tf1", tmp_path / "tf2"
+    tf1_dir.mkdir()
+    tf2_dir.mkdir()
+    seed = tf1_oracle.copy(VOCABULARY.replace("restored = ", "restored = processor  # ")
+                           .replace('out, other = sys.argv[1], sys.argv[2]', 'out = other = "."'),
+                           tmp_path / "seed")  # a vocabulary TF 1.15 saved
+    tf2 = json.loads(run_tf2(tf1_oracle.AS_SCRIPT, migrated, tf2_dir, seed).strip().splitlines()[-1])
+    tf1 = json.loads(tf1_oracle.run_script(original, tf1_dir, tf2_dir).strip().splitlines()[-1])
+    assert tf1["size"] == tf2["size"] and tf1["ids"] == tf2["ids"] and tf1["plain"] == tf2["plain"]
+    assert tf1["reverse"] == tf2["reverse"]
+    assert tf2["other"] == tf1["other"]  # TF1's pickle read by the shim, the shim's by TF1
+    assert any(0 < i for row in tf1["other"] for i in row)

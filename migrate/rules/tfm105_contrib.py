@@ -18,10 +18,12 @@ SHIM_MODULES = {
     "tf.contrib.framework": "contrib.framework",
     "tf.contrib.rnn": "contrib.rnn",
     "tf.contrib.eager": "contrib.eager",
+    "tf.contrib.learn.preprocessing": "contrib.learn.preprocessing",  # VocabularyProcessor
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
 MODULE_OBJECTS = {name: "contrib." + name.rpartition(".")[2] for name in SHIM_MODULES}
+MODULE_OBJECTS["tf.contrib.learn.preprocessing"] = "contrib.learn.preprocessing"
 # contrib parts that moved into TF2 modules: tf.contrib.eager.X -> tf.X when TF 2.21 has tf.X
 MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"}
 # the one eager name whose TF2 spelling differs (TF 1.15's docs: "tfe.defun: use tf.function")
@@ -38,9 +40,16 @@ TF2_FIRST = ("tf.contrib.framework.nest.",)
 DEEP = re.compile(r"^(tf\.contrib\.[a-z_0-9]+)\.python(?:\.[a-z_0-9]+)+?\.([A-Za-z_]\w*)$")
 
 
+# learn's preprocessing is public one level below learn (tf.contrib.learn.preprocessing.X)
+LEARN_PREPROCESSING = re.compile(r"^tf\.contrib\.learn\.python\.learn\.preprocessing(?:\.[a-z_]+)?\.([A-Za-z_]\w*)$")
+
+
 def public_name(name: str) -> str:
     """``tf.contrib.rnn.static_bidirectional_rnn`` for
     ``tf.contrib.rnn.python.ops.rnn.static_bidirectional_rnn``; other names unchanged."""
+    match = LEARN_PREPROCESSING.match(name)
+    if match:
+        return f"tf.contrib.learn.preprocessing.{match.group(1)}"
     match = DEEP.match(name)
     return f"{match.group(1)}.{match.group(2)}" if match else name
 
@@ -105,7 +114,8 @@ HINTS = {
     "tf.contrib.tpu": "tf.distribute.TPUStrategy",
     "tf.contrib.summary": "tf.summary",
     "tf.contrib.opt": "tf.keras.optimizers",
-    "tf.contrib.learn": "shims.estimator (model_fn Estimators) or a Keras model with fit()",
+    "tf.contrib.learn": "shims.estimator (model_fn Estimators), shims.contrib.learn.preprocessing "
+                        "(VocabularyProcessor) or a Keras model with fit()",
     "tf.contrib.metrics": "tf.keras.metrics",
     "tf.contrib.losses": "tf.keras.losses",
     "tf.contrib.image": "tf.image / tensorflow-addons",
