@@ -569,3 +569,47 @@ def test_vocabulary_processor_keeps_tf1_ids_and_pickles(tmp_path, tf1_python):
     assert tf1["reverse"] == tf2["reverse"]
     assert tf2["other"] == tf1["other"]  # TF1's pickle read by the shim, the shim's by TF1
     assert any(0 < i for row in tf1["other"] for i in row)
+
+
+KMEANS = '''
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib.factorization import KMeans
+
+rng = np.random.RandomState(3)
+data = np.concatenate([rng.randn(60, 4) + c for c in ([0, 0, 0, 0], [4, 4, 0, 0], [0, 4, 4, 4])]).astype(np.float32)
+X = tf.placeholder(tf.float32, shape=[None, 4])
+kmeans = KMeans(inputs=X, num_clusters=3, distance_metric="cosine")
+training_graph = kmeans.training_graph()
+if len(training_graph) > 6:  # Tensorflow 1.4+
+    (all_scores, cluster_idx, scores, cluster_centers_initialized,
+     cluster_centers_var, init_op, train_op) = training_graph
+else:
+    (all_scores, cluster_idx, scores, cluster_centers_initialized,
+     init_op, train_op) = training_graph
+cluster_idx = cluster_idx[0]  # fix for cluster_idx being a tuple
+avg_distance = tf.reduce_mean(scores)
+init_vars = tf.global_variables_initializer()
+sess = tf.Session()
+sess.run(init_vars, feed_dict={X: data})
+sess.run(init_op, feed_dict={X: data})
+for i in range(1, 11):
+    _, d, idx = sess.run([train_op, avg_distance, cluster_idx], feed_dict={X: data})
+    print("Step %i, Avg Distance: %f" % (i, d))
+print("assigned", " ".join(str(np.sum(idx == c)) for c in range(3)))
+'''
+
+
+def test_kmeans_tutorial_clusters_as_tf1_did(tmp_path, tf1_python):
+    """tf.contrib.factorization.KMeans (TensorFlow-Examples' k-means tutorial form) had no
+    home. It moves to shims.contrib.factorization (TF 2.21's core copy, seeded and compared
+    as TF 1.15 did), the Session program converts, and every step's distance and the final
+    assignment equal TF 1.15's (full batch: TF 1.15's mini-batch updates race)."""
+    original, migrated = tmp_path / "kmeans_tf1.py", tmp_path / "kmeans_tf2.py"
+    original.write_text(KMEANS)
+    new = migrate(KMEANS)
+    migrated.write_text(new)
+    assert "shims.contrib.factorization.KMeans(" in new and "Session" not in new
+    tf1 = tf1_oracle.run_script(original).strip().splitlines()
+    tf2 = run_tf2(tf1_oracle.AS_SCRIPT, migrated).strip().splitlines()
+    assert len(tf1) == 11 and tf2[-11:] == tf1

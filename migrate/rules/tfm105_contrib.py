@@ -19,6 +19,7 @@ SHIM_MODULES = {
     "tf.contrib.rnn": "contrib.rnn",
     "tf.contrib.eager": "contrib.eager",
     "tf.contrib.learn.preprocessing": "contrib.learn.preprocessing",  # VocabularyProcessor
+    "tf.contrib.factorization": "contrib.factorization",  # KMeans
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
@@ -123,7 +124,7 @@ HINTS = {
     "tf.contrib.training": "tf.data (batching) / shims.contrib.HParams",
     "tf.contrib.staging": "dataset.prefetch() (no TF2 home for StagingArea)",
     "tf.contrib.boosted_trees": "tensorflow_decision_forests (no TF2 home)",
-    "tf.contrib.factorization": "a Keras model (no TF2 home; k-means: scikit-learn)",
+    "tf.contrib.factorization": "shims.contrib.factorization (KMeans); WALS and GMM have no TF2 home",
     "tf.contrib.tensor_forest": "tensorflow_decision_forests (no TF2 home)",
     "tf.contrib.tfprof": "tf.profiler.experimental",
 }

@@ -10,14 +10,15 @@ and math, in graph mode and eagerly under ``shims.legacy_layer``:
 - ``shims.contrib.eager`` (``tfe``): ``defun`` (tf.function), ``Variable``, the gradient
   helpers TF2 dropped (``implicit_gradients``, ``gradients_function``, ...);
 - ``shims.contrib.training.HParams`` (also ``shims.contrib.HParams``);
+- ``shims.contrib.factorization.KMeans``: TF 1.15's k-means graph builder;
 - ``shims.contrib.learn.preprocessing``: ``VocabularyProcessor`` (text CNNs), reading and
   writing TF 1.15's vocabulary pickles.
 """
 from __future__ import annotations
 
-from shims.contrib import eager, framework, layers, learn, rnn, training
+from shims.contrib import eager, factorization, framework, layers, learn, rnn, training
 from shims.contrib.layers import *  # noqa: F401,F403 - the flat contrib.layers namespace
 from shims.contrib.layers import __all__ as _layer_names
 from shims.contrib.training import HParams
 
-__all__ = ["eager", "framework", "layers", "learn", "rnn", "training", "HParams", *_layer_names]
+__all__ = ["eager", "factorization", "framework", "layers", "learn", "rnn", "training", "HParams", *_layer_names]
