@@ -96,7 +96,8 @@ class MonitoredTrainingSession:
 
     def _save(self, step: int) -> None:
         os.makedirs(self._checkpoint_dir, exist_ok=True)
-        self._program.save(os.path.join(self._checkpoint_dir, "model.ckpt"), global_step=step)
+        self._program.save(os.path.join(self._checkpoint_dir, "model.ckpt"), global_step=step,
+                           relative_paths=True)
         self._last_save_step, self._last_save_time = step, time.time()
 
     def _after_step(self) -> None:

@@ -428,13 +428,17 @@ class GraphProgram(tf.Module):
                         f"has shape ({dims}{',' if leaf.shape.rank == 1 else ''})") from None
 
     # -- checkpoints --------------------------------------------------------------
-    def _saver(self, max_to_keep: int = 5):
+    def _saver(self, max_to_keep: int = 5, relative_paths: bool = False):
         return tf.compat.v1.train.Saver(
-            var_list={self.name_of(v): v for v in self.global_variables()}, max_to_keep=max_to_keep)
+            var_list={self.name_of(v): v for v in self.global_variables()}, max_to_keep=max_to_keep,
+            save_relative_paths=relative_paths)
 
-    def save(self, path: str, global_step=None, max_to_keep: int = 5) -> str:
-        """Write a TF1 name-based checkpoint (``tf.train.Saver().save`` in TF1)."""
-        return self._saver(max_to_keep).save(None, path, global_step=global_step)
+    def save(self, path: str, global_step=None, max_to_keep: int = 5,
+             relative_paths: bool = False) -> str:
+        """Write a TF1 name-based checkpoint (``tf.train.Saver().save`` in TF1).
+        ``relative_paths``: the ``checkpoint`` file names it relative to its folder, as TF
+        1.15's Estimator and monitored sessions wrote it (a relative model_dir works)."""
+        return self._saver(max_to_keep, relative_paths).save(None, path, global_step=global_step)
 
     def restore(self, path: str) -> None:
         """Restore a TF1 name-based checkpoint (a file prefix or a directory)."""

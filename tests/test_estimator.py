@@ -30,6 +30,21 @@ def test_train_counts_steps_and_resumes(tmp_path):
     assert "out/kernel" in model.get_variable_names()
 
 
+def test_a_relative_model_dir_resumes(tmp_path, monkeypatch):
+    """`Estimator(model_fn, "runs/model")`: the checkpoint file names its checkpoints
+    relative to model_dir, as TF 1.15's Estimator wrote it, and the next run resumes
+    (it looked for runs/model/runs/model/model.ckpt-3 and refused to start)."""
+    monkeypatch.chdir(tmp_path)
+    model = estimator.Estimator(lambda features, labels, mode: spec_for(mode, labels, features),
+                                "runs/model")
+    model.train(input_fn, steps=3)
+    assert 'model_checkpoint_path: "model.ckpt-3"' in (tmp_path / "runs/model/checkpoint").read_text()
+    model.train(input_fn, steps=2)
+    assert int(model.get_variable_value("global_step")) == 5
+    assert sorted(p.name for p in (tmp_path / "runs/model").glob("*.index")) == [
+        "model.ckpt-0.index", "model.ckpt-3.index", "model.ckpt-5.index"]
+
+
 def test_unsupported_scaffold_is_named(tmp_path):
     scaffold = type("Scaffold", (), {"init_fn": lambda *a: None, "init_op": None, "saver": None})()
     model = estimator.Estimator(

@@ -263,9 +263,7 @@ class Estimator:
         state = tf.train.get_checkpoint_state(self._model_dir)
         if state is None or not state.model_checkpoint_path:
             return None
-        path = state.model_checkpoint_path
-        if not os.path.isabs(path):
-            path = os.path.join(self._model_dir, path)
+        path = state.model_checkpoint_path  # joined to model_dir by TensorFlow when relative
         if not tf.io.gfile.exists(path + ".index"):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {path} (named by "
                              f"{os.path.join(self._model_dir, 'checkpoint')}; nothing in "
@@ -631,7 +629,8 @@ class _Saver:
         for listener in self._listeners:
             listener.before_save(None, step)
         os.makedirs(os.path.dirname(self._prefix), exist_ok=True)
-        self._program.save(self._prefix, global_step=step, max_to_keep=self._max_to_keep)
+        self._program.save(self._prefix, global_step=step, max_to_keep=self._max_to_keep,
+                           relative_paths=True)
         self._last_step, self._last_time = step, time.time()
         stop = False
         for listener in self._listeners:
