@@ -286,6 +286,11 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
                        "(tf.nest, and the TF1 names TF2 renamed: is_sequence)")
         elif target.startswith(("contrib.framework.", "contrib.HParams", "contrib.eager.")):
             message = f"{name} is gone in TF2: shims.{target} is the same TF1 function"
+        elif target.startswith("contrib.learn.preprocessing."):
+            message = (f"{name} is gone in TF2: shims.{target} is TF 1.15's (the same ids; "
+                       "its vocabulary pickles load on either side)")
+        elif target.startswith("contrib.factorization."):
+            message = f"{name} is gone in TF2: shims.{target} is TF 1.15's k-means, seeded as TF1"
         else:
             message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"
         finding = self.report(node, message)
