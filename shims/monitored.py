@@ -24,12 +24,11 @@ leaving the block ends the hooks and saves the last step. Hooks follow
 """
 from __future__ import annotations
 
-import os
-import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Optional
 
 import tensorflow as tf
 
+from shims._saving import CheckpointSaver
 from shims.estimator.hooks import SessionRunContext, SessionRunValues, check_hook, fetch_names
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
@@ -59,15 +58,11 @@ class MonitoredTrainingSession:
             save_checkpoint_steps = None
         self._program = program
         self._checkpoint_dir = checkpoint_dir
-        self._every_steps = save_checkpoint_steps if save_checkpoint_steps else None
-        self._every_secs = save_checkpoint_secs if save_checkpoint_secs and not self._every_steps else None
-        self._saving = bool(checkpoint_dir and (self._every_steps or self._every_secs))
+        self._schedule = (save_checkpoint_steps, save_checkpoint_secs)
         self._hooks = [*(chief_only_hooks or ()), *(hooks or ())]
         self._context = SessionRunContext()
-        self._stop = False
         self._closed = False
-        self._last_save_step: Optional[int] = None
-        self._last_save_time = time.time()
+        self._saver: Optional[CheckpointSaver] = None  # TF1's chief CheckpointSaverHook
         self._start()
 
     # -- the session's life -------------------------------------------------------------
@@ -77,7 +72,8 @@ class MonitoredTrainingSession:
             check_hook(hook, "shims.MonitoredTrainingSession")
             hook.begin()
         program.function((), tuple(program._state.specs))  # builds the graph: every variable
-        if self._saving and self._global_step() is None:
+        saving = bool(self._checkpoint_dir and any(self._schedule))
+        if saving and self._global_step() is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
         if self._checkpoint_dir:
             latest = tf.train.latest_checkpoint(self._checkpoint_dir)
@@ -85,28 +81,15 @@ class MonitoredTrainingSession:
                 program.restore(latest)
         for hook in self._hooks:
             hook.after_create_session(None, None)
-        if self._saving:
-            self._save(self._global_step())  # TF1 saves the state the run starts from
+        if saving:  # it saves the state the run starts from
+            self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
+                                          *self._schedule)
 
     def _global_step(self) -> Optional[int]:
         try:
             return int(self._program.variable("global_step").numpy())
         except KeyError:
             return None
-
-    def _save(self, step: int) -> None:
-        os.makedirs(self._checkpoint_dir, exist_ok=True)
-        self._program.save(os.path.join(self._checkpoint_dir, "model.ckpt"), global_step=step,
-                           relative_paths=True)
-        self._last_save_step, self._last_save_time = step, time.time()
-
-    def _after_step(self) -> None:
-        if not self._saving:
-            return
-        step = self._global_step()
-        if (self._every_steps and step - self._last_save_step >= self._every_steps) or \
-                (self._every_secs and time.time() - self._last_save_time >= self._every_secs):
-            self._save(step)
 
     # -- what programs call --------------------------------------------------------------
     def run(self, fetches, /, **feeds):
@@ -124,26 +107,24 @@ class MonitoredTrainingSession:
         if after:
             step = self._global_step()
             results.update({i: step for i in after})
-        self._after_step()  # TF1's chief saver hook comes before the program's hooks
+        if self._saver is not None:  # TF1's chief saver hook comes before the program's hooks
+            self._saver.after_step(self._global_step())
         for i, hook in enumerate(self._hooks):
             hook.after_run(self._context, SessionRunValues(results.get(str(i)), None, None))
-        if self._context.stop_requested:
-            self._stop = True
         return out["fetches"]
 
     def should_stop(self) -> bool:
-        return self._stop or self._closed
+        return self._context.stop_requested or self._closed
 
     def close(self) -> None:
+        """Ends the hooks, the chief's saver first (the last step's checkpoint), as TF1."""
         if self._closed:
             return
         self._closed = True
+        if self._saver is not None:
+            self._saver.end(self._global_step())
         for hook in self._hooks:
             hook.end(None)
-        if self._saving:
-            step = self._global_step()
-            if step != self._last_save_step:
-                self._save(step)
 
     def __enter__(self) -> "MonitoredTrainingSession":
         return self

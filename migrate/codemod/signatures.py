@@ -156,6 +156,14 @@ class Readings:
             return "tf2" if self.tf1.problem else "tf1"
         return "same" if self.tf1.params == self.tf2.params or not self.changed else "differ"
 
+    def differ_message(self, name: str) -> str:
+        """The error finding's text for a call both signatures bind, differently."""
+        index, one, two = self.first_difference()
+        one, two = (p if p and "=" in p else f"{p or '*args'}=" for p in (one, two))
+        return (f"error: {name}: argument {index + 1} is {one} in TF1 but {two} in TF2, and this "
+                "file uses no TF1-only API to tell which it was written for; pass that argument "
+                "by keyword and run the upgrade again")
+
     def first_difference(self) -> Tuple[int, Optional[str], Optional[str]]:
         for index, (one, two) in enumerate(zip(self.tf1.params, self.tf2.params)):
             if one != two:

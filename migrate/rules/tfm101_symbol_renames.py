@@ -101,9 +101,5 @@ with tf.compat.v1.variable_scope("encoder"):
         if both is None:
             return False
         if both.verdict == "differ":
-            index, one, two = both.first_difference()
-            self.report(parent, f"error: {old}: argument {index + 1} is {one or '*args'}= in TF1 but "
-                                f"{two or '*args'}= in TF2, and this file uses no TF1-only API to tell "
-                                "which it was written for; pass that argument by keyword and run the "
-                                "upgrade again")
+            self.report(parent, both.differ_message(old))
         return both.verdict == "tf1"

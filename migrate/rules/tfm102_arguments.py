@@ -149,11 +149,7 @@ mean = tf.reduce_mean(x, axis=0, keepdims=True)
         if both is None:
             return None
         if both.verdict == "differ":
-            index, one, two = both.first_difference()
-            one, two = (p if p and "=" in p else f"{p or '*args'}=" for p in (one, two))
-            self.report(node, f"error: {old}: argument {index + 1} is {one} in TF1 but {two} in "
-                              "TF2, and this file uses no TF1-only API to tell which it was written "
-                              "for; pass that argument by keyword and run the upgrade again")
+            self.report(node, both.differ_message(old))
         return both.verdict
 
     def _invalid(self, node, old, problem) -> None:

@@ -23,8 +23,9 @@ SHIM_MODULES = {
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
-MODULE_OBJECTS = {name: "contrib." + name.rpartition(".")[2] for name in SHIM_MODULES}
-MODULE_OBJECTS["tf.contrib.learn.preprocessing"] = "contrib.learn.preprocessing"
+# (the flat "contrib" ones by their own name: shims.contrib.layers)
+MODULE_OBJECTS = {name: shim if shim != "contrib" else "contrib." + name.rpartition(".")[2]
+                  for name, shim in SHIM_MODULES.items()}
 # contrib parts that moved into TF2 modules: tf.contrib.eager.X -> tf.X when TF 2.21 has tf.X
 MOVED_INTO = {"tf.contrib.eager": "tf", "tf.contrib.distribute": "tf.distribute"}
 # the one eager name whose TF2 spelling differs (TF 1.15's docs: "tfe.defun: use tf.function")
@@ -42,7 +43,8 @@ DEEP = re.compile(r"^(tf\.contrib\.[a-z_0-9]+)\.python(?:\.[a-z_0-9]+)+?\.([A-Za
 
 
 # learn's preprocessing is public one level below learn (tf.contrib.learn.preprocessing.X)
-LEARN_PREPROCESSING = re.compile(r"^tf\.contrib\.learn\.python\.learn\.preprocessing(?:\.[a-z_]+)?\.([A-Za-z_]\w*)$")
+LEARN_PREPROCESSING = re.compile(
+    r"^tf\.contrib\.learn\.python\.learn\.preprocessing(?:\.[a-z_]+)?\.([A-Za-z_]\w*)$")
 
 
 def public_name(name: str) -> str:

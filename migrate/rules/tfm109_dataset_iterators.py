@@ -4,13 +4,10 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, call
 from migrate.codemod.rule import Rule
-from migrate.codemod.signatures import bind, call_keywords, parse
+from migrate.codemod.signatures import bind, call_keywords, tf1_signature
 
 METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
            "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}
-# TF 1.15's parameters of the methods; the tf.compat.v1.data functions take the same after
-# the dataset (make_initializable_iterator(dataset, shared_name=None))
-PARAMETERS = {"make_one_shot_iterator": (), "make_initializable_iterator": ("shared_name",)}
 PROPERTIES = {"output_types": "compat.v1.data.get_output_types",
               "output_shapes": "compat.v1.data.get_output_shapes",
               "output_classes": "compat.v1.data.get_output_classes"}
@@ -27,8 +24,9 @@ class DatasetIterators(Rule):
 `dataset.make_one_shot_iterator()`, `dataset.make_initializable_iterator()` and the
 `output_types` / `output_shapes` / `output_classes` properties are gone from TF2 datasets
 (`AttributeError: 'BatchDataset' object has no attribute 'make_one_shot_iterator'`). The
-`tf.compat.v1.data` functions take the dataset (and `shared_name=`) and do the same, in graph mode and, for the
-one-shot iterator and the output structure, eagerly too. The receiver's type cannot be
+`tf.compat.v1.data` functions take the dataset (and `shared_name=`, bound as TF 1.15 binds
+it) and do the same, in graph mode and, for the one-shot iterator and the output
+structure, eagerly too. The receiver's type cannot be
 checked statically: the rule fires on these exact method and property names, which no other
 common library uses, in files that import TensorFlow.
 """
@@ -49,17 +47,20 @@ features, labels = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
             return
         if self.ctx.qualname(func) is not None:
             return  # tf.compat.v1.data.make_initializable_iterator(...): a function, not the method
-        params = PARAMETERS[func.attr.value]
-        binding = bind(parse(", ".join(f"{p}=" for p in params)), call_keywords(node) or [])
-        if binding.problem or call_keywords(node) is None:
+        method, keywords = func.attr.value, call_keywords(node)
+        # the method's arguments bound as TF 1.15's function taking the dataset first binds
+        # them (tf.data.make_initializable_iterator(dataset, shared_name=None))
+        signature = tf1_signature(f"tf.data.{method}")
+        binding = bind(signature, [None, *keywords]) if keywords is not None and signature else None
+        if binding is None or binding.problem:
             return  # not TF1's Dataset method (make_one_shot_iterator takes no argument)
-        method = func.attr.value
+        params = binding.params[1:]
         finding = self.report(node, f"Dataset.{method}() is gone in TF2; "
-                                    f"tf.{METHODS[method]}(dataset{''.join(f', {p}=' for p in binding.params)}) "
+                                    f"tf.{METHODS[method]}(dataset{''.join(f', {p}=' for p in params)}) "
                                     "does the same")
         function = self.ctx.tf(finding, METHODS[method])
         finding.replace(node, lambda updated: call(function, [cst.Arg(updated.func.value)] + [
-            arg(a.value, p) for p, a in zip(binding.params, updated.args)]))
+            arg(a.value, p) for p, a in zip(params, updated.args)]))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value not in PROPERTIES:

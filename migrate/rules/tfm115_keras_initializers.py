@@ -2,7 +2,7 @@
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import arg, code
+from migrate.codemod.cstutil import arg, code, join_args
 from migrate.codemod.rule import Rule
 from migrate.codemod.signatures import bind, call_keywords, parse, tf1_signature
 from migrate.codemod.tables import upgrade_tables
@@ -61,7 +61,7 @@ init = tf.compat.v1.random_normal_initializer(mean=0.0, stddev=0.1, seed=3, dtyp
         def rewrite(updated: cst.Call) -> cst.Call:
             args = [arg(a.value, p) for p, a in zip(one.params, updated.args)]
             args += [arg(_expression(self.ctx, finding, v), k) for k, v in defaults]
-            return updated.with_changes(func=function, args=_commas(args))
+            return updated.with_changes(func=function, args=join_args(args))
 
         finding.replace(node, rewrite)
 
@@ -80,7 +80,3 @@ def _expression(ctx, finding, value: str) -> cst.BaseExpression:
     if value.startswith("tf."):
         return ctx.tf(finding, value[len("tf."):])
     return cst.parse_expression(value)
-
-
-def _commas(args):
-    return [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]

@@ -32,6 +32,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
+from shims._saving import CheckpointSaver
 from shims.program import GraphProgram
 
 from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
@@ -380,8 +381,10 @@ class Estimator:
             max_steps = start + steps
         for hook in all_hooks:
             hook.after_create_session(None, None)
-        saver = _Saver(program, self._config, os.path.join(self._model_dir, "model.ckpt"),
-                       start, saving_listeners)
+        config = self._config
+        saver = CheckpointSaver(program, self._model_dir, start, config.save_checkpoints_steps,
+                                config.save_checkpoints_secs, config.keep_checkpoint_max or 5,
+                                saving_listeners)
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
         context = SessionRunContext()
@@ -599,53 +602,10 @@ class _EvaluateOnSave:
         return False
 
     def end(self, session, step) -> None:
-        if step != self._timer._last_step:
+        if step != self._timer.last_triggered_step():
             self._evaluate()
 
     def _evaluate(self) -> None:
         spec = self._spec
         self.result = self._estimator.evaluate(spec.input_fn, steps=spec.steps, hooks=spec.hooks,
                                                name=spec.name)
-
-
-class _Saver:
-    """TF 1.15's chief CheckpointSaverHook in a train() run: a checkpoint when the run
-    starts (step ``start``), then every ``save_checkpoints_steps`` steps (or secs), and at
-    the end if the last step was not saved; saving listeners around each save."""
-
-    def __init__(self, program: GraphProgram, config: RunConfig, prefix: str, start: int,
-                 listeners) -> None:
-        self._program, self._prefix = program, prefix
-        self._every_steps = config.save_checkpoints_steps
-        self._every_secs = config.save_checkpoints_secs if not self._every_steps else None
-        self._max_to_keep = config.keep_checkpoint_max or 5
-        self._listeners = list(listeners or ())
-        self._last_step, self._last_time = start, time.time()
-        for listener in self._listeners:
-            listener.begin()
-        self._save(start)  # TF1 saves the state a run starts from (listeners skip it)
-
-    def _save(self, step: int) -> bool:
-        for listener in self._listeners:
-            listener.before_save(None, step)
-        os.makedirs(os.path.dirname(self._prefix), exist_ok=True)
-        self._program.save(self._prefix, global_step=step, max_to_keep=self._max_to_keep,
-                           relative_paths=True)
-        self._last_step, self._last_time = step, time.time()
-        stop = False
-        for listener in self._listeners:
-            stop = bool(listener.after_save(None, step)) or stop
-        return stop
-
-    def after_step(self, step: int) -> bool:
-        """Saves when the schedule says so; True when a listener asks to stop."""
-        if (self._every_steps and step - self._last_step >= self._every_steps) or \
-                (self._every_secs and time.time() - self._last_time >= self._every_secs):
-            return self._save(step)
-        return False
-
-    def end(self, step: int) -> None:
-        if step != self._last_step:
-            self._save(step)
-        for listener in self._listeners:
-            listener.end(None, step)

@@ -15,6 +15,7 @@ import glob
 import logging
 import operator
 import os
+import socket
 import time
 from typing import Callable, Dict, Optional
 
@@ -56,7 +57,7 @@ def write_eval_metrics(eval_dir: str, step: int, results: Dict[str, object]) -> 
             continue  # TF1 logs and skips non-scalar results
         values.append(tf.compat.v1.Summary.Value(tag=key, simple_value=number))
     os.makedirs(eval_dir, exist_ok=True)
-    name = f"events.out.tfevents.{time.time():.6f}.{os.uname().nodename}.{os.getpid()}"
+    name = f"events.out.tfevents.{time.time():.6f}.{socket.gethostname()}.{os.getpid()}"
     path = os.path.join(eval_dir, name)
     wall = time.time()
     with tf.io.TFRecordWriter(path) as writer:
@@ -85,6 +86,9 @@ class _Timer:
 
     def update_last_triggered_step(self, step: int) -> None:
         self._last_step, self._last_time = step, time.time()
+
+    def last_triggered_step(self) -> Optional[int]:
+        return self._last_step
 
 
 def _stop_variable():

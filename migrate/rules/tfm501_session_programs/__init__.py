@@ -15,9 +15,8 @@ from migrate.codemod.rule import Rule
 
 from .convert import Converter
 from .detect import Detect
-from .graph_mode import GraphMode
+from .graph_mode import GraphMode, _makes_default
 from .plan import Planner
-from .graph_mode import _makes_default
 from .syntax import PLACEHOLDERS, reset_collect_cache
 
 

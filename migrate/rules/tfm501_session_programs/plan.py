@@ -10,8 +10,8 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect, _fresh_container,
-                     _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
+from .syntax import (INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
+                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
 @dataclass
@@ -245,8 +245,8 @@ class Planner:
 
     def _makes_hooks(self, found) -> bool:
         """Does the statement make TF1 session hooks (``tf.train.StopAtStepHook(...)``)?"""
-        return any((self._call_name(c) or "").startswith(("tf.train.", "tf.estimator."))
-                   and (self._call_name(c) or "").endswith("Hook") for c in found.calls)
+        names = (self._call_name(c) or "" for c in found.calls)
+        return any(n.startswith(("tf.train.", "tf.estimator.")) and n.endswith("Hook") for n in names)
 
     def _hook_reads(self, anchor, rest, plan: Plan) -> List[Tuple[cst.Name, str]]:
         """Graph names a monitored session's hooks are given: in the session call's
@@ -586,8 +586,8 @@ class Planner:
 
     def _graph_expression(self, fetch, graph_keys, self_name) -> bool:
         """An expression of graph values and TensorFlow calls only (``a + b``,
-        ``tf.argmax(pred, 1)``, ``tf.trainable_variables()``): TF1 built it into the graph when the run ran, the
-        conversion builds it with the rest. Not in a class (its build runs elsewhere), and
+        ``tf.argmax(pred, 1)``, ``tf.trainable_variables()``): TF1 built it into the graph
+        when the run ran, the conversion builds it with the rest. Not in a class (its build runs elsewhere), and
         no lambda, comprehension or Python value, which could change between runs."""
         if self_name is not None or isinstance(fetch, (cst.Lambda, cst.ListComp, cst.SetComp,
                                                        cst.DictComp, cst.GeneratorExp)):
