@@ -40,13 +40,14 @@ from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
 from shims._random import deterministic_random
 from shims.program import Default, GraphProgram
-from shims.monitored import MonitoredTrainingSession
+from shims.monitored import MonitoredTrainingSession, SingularMonitoredSession, Supervisor
 from shims.ops import dropout
 from shims import estimator
 
 __all__ = [
     "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredTrainingSession",
-    "contrib", "estimator",
+    "SingularMonitoredSession", "Supervisor",
+    "contrib", "estimator", "queues",
     "deterministic_random", "dropout",
     "get_or_create_layer", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "track_tf1_style_variables", "tracked_variables",
@@ -54,8 +55,9 @@ __all__ = [
 
 
 def __getattr__(name: str):
-    """``shims.contrib`` (it loads tf-slim) and ``shims.summary`` are imported on first use."""
-    if name in ("contrib", "summary"):
+    """``shims.contrib`` (it loads tf-slim), ``shims.queues`` and ``shims.summary`` are
+    imported on first use."""
+    if name in ("contrib", "queues", "summary"):
 
         return importlib.import_module(f"shims.{name}")
     raise AttributeError(f"module 'shims' has no attribute {name!r}")

@@ -24,6 +24,9 @@ leaving the block ends the hooks and saves the last step. Hooks follow
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import time
 from typing import Any, Optional
 
 import tensorflow as tf
@@ -34,7 +37,7 @@ from shims.estimator.hooks import SessionRunContext, SessionRunValues, check_hoo
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
 
-__all__ = ["MonitoredTrainingSession"]
+__all__ = ["MonitoredTrainingSession", "SingularMonitoredSession", "Supervisor"]
 
 
 class MonitoredTrainingSession:
@@ -75,21 +78,20 @@ class MonitoredTrainingSession:
         saving = bool(self._checkpoint_dir and any(self._schedule))
         if saving and self._global_step() is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
-        if self._checkpoint_dir:
-            latest = tf.train.latest_checkpoint(self._checkpoint_dir)
-            if latest is not None:
-                program.restore(latest)
+        latest = self._restore_from()
+        if latest is not None:
+            program.restore(latest)
         for hook in self._hooks:
             hook.after_create_session(None, None)
         if saving:  # it saves the state the run starts from
             self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
                                           *self._schedule)
 
+    def _restore_from(self) -> Optional[str]:
+        return tf.train.latest_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None
+
     def _global_step(self) -> Optional[int]:
-        try:
-            return int(self._program.variable("global_step").numpy())
-        except KeyError:
-            return None
+        return _global_step(self._program)
 
     # -- what programs call --------------------------------------------------------------
     def run(self, fetches, /, **feeds):
@@ -135,3 +137,135 @@ class MonitoredTrainingSession:
             return kind is not None  # the input ran out: TF1 ends the block quietly
         self._closed = True  # an error: no final checkpoint, as TF1's close on error
         return False
+
+
+def _global_step(program) -> Optional[int]:
+    try:
+        return int(program.variable("global_step").numpy())
+    except KeyError:
+        return None
+
+
+class SingularMonitoredSession(MonitoredTrainingSession):
+    """``tf.train.SingularMonitoredSession`` over a GraphProgram: it restores the latest
+    checkpoint in ``checkpoint_dir`` (or ``checkpoint_filename_with_path``) and runs the
+    hooks; unlike ``MonitoredTrainingSession`` it saves nothing (TF1 added no saver)."""
+
+    def __init__(self, program, hooks=None, scaffold=None, master="", config=None,
+                 checkpoint_dir=None, stop_grace_period_secs=120,
+                 checkpoint_filename_with_path=None):
+        self._checkpoint_path = checkpoint_filename_with_path
+        super().__init__(program, checkpoint_dir=checkpoint_dir, scaffold=scaffold, hooks=hooks,
+                         save_checkpoint_secs=None, save_checkpoint_steps=None)
+
+    def _restore_from(self) -> Optional[str]:
+        return self._checkpoint_path or super()._restore_from()
+
+
+class _SupervisorSaver:
+    """``sv.saver``: TF1 name-based checkpoints of the program (``save(sess, path, step)``)."""
+
+    def __init__(self, program) -> None:
+        self._program = program
+
+    def save(self, sess, save_path, global_step=None, **kwargs):
+        return self._program.save(save_path, global_step=global_step)
+
+    def restore(self, sess, save_path) -> None:
+        self._program.restore(save_path)
+
+
+class _SupervisedSession:
+    """What ``sv.managed_session()`` gives: runs the program, saving on the supervisor's
+    schedule (TF1's checkpoint thread, here between steps)."""
+
+    def __init__(self, supervisor: "Supervisor") -> None:
+        self._supervisor = supervisor
+
+    def run(self, fetches, /, **feeds):
+        out = self._supervisor._program.run(fetches, **feeds)
+        self._supervisor._after_step()
+        return out
+
+    def close(self) -> None:
+        pass
+
+
+class Supervisor:
+    """``tf.train.Supervisor`` (the chief) over a GraphProgram, with TF 1.15's semantics:
+    ``managed_session()`` restores the latest checkpoint in ``logdir`` (else the variables
+    keep their initial values); with a ``logdir`` and ``save_model_secs`` (600 by default)
+    it saves ``<logdir>/<checkpoint_basename>-<global step>`` when the session starts and
+    then every ``save_model_secs`` (TF1's checkpoint thread; here between steps), and
+    nothing when it stops. An exception in the block stops the supervisor and is raised
+    again, except ``OutOfRangeError``, which ends the block quietly (TF1's Coordinator).
+    ``sv.saver.save(sess, path, global_step=sv.global_step)`` saves the program. Summary
+    threads, ``graph.pbtxt`` and event files are not written."""
+
+    def __init__(self, program, graph=None, ready_op=_DEFAULT, is_chief=True, init_op=_DEFAULT,
+                 init_feed_dict=None, local_init_op=_DEFAULT, logdir=None, summary_op=_DEFAULT,
+                 saver=_DEFAULT, global_step=_DEFAULT, save_summaries_secs=120, save_model_secs=600,
+                 recovery_wait_secs=30, stop_grace_secs=120, checkpoint_basename="model.ckpt",
+                 session_manager=None, summary_writer=_DEFAULT, init_fn=None,
+                 local_init_run_options=None):
+        if not is_chief:
+            raise NotImplementedError("shims.Supervisor runs the chief only (one process)")
+        if init_fn is not None:
+            raise NotImplementedError("shims.Supervisor: an init_fn (it is given a TF1 Session) is "
+                                      "not supported; restore in the program instead")
+        self._program = program
+        self._logdir = logdir
+        self._save_model_secs = save_model_secs
+        self.save_path = os.path.join(logdir, checkpoint_basename) if logdir else None
+        self.saver = _SupervisorSaver(program) if saver is not None else None
+        self.coord = tf.train.Coordinator(clean_stop_exception_types=(tf.errors.OutOfRangeError,))
+        self._last_save: Optional[float] = None
+
+    @property
+    def global_step(self) -> Optional[int]:
+        """The program's global step (TF1 gave its tensor; savers read its value)."""
+        return _global_step(self._program)
+
+    @property
+    def is_chief(self) -> bool:
+        return True
+
+    def should_stop(self) -> bool:
+        return self.coord.should_stop()
+
+    def request_stop(self, ex=None) -> None:
+        self.coord.request_stop(ex)
+
+    def stop(self, threads=None, close_summary_writer=True, ignore_live_threads=False) -> None:
+        self.coord.request_stop()
+        self.coord.join(threads or [], stop_grace_period_secs=0)
+
+    def prepare_or_wait_for_session(self, master="", config=None, wait_for_checkpoint=False,
+                                    max_wait_secs=7200, start_standard_services=True):
+        program = self._program
+        program.function((), tuple(program._state.specs))  # builds the graph: every variable
+        latest = tf.train.latest_checkpoint(self._logdir) if self._logdir else None
+        if latest is not None:
+            program.restore(latest)
+        if start_standard_services and self.save_path and self.saver and self._save_model_secs:
+            self._save()
+        return _SupervisedSession(self)
+
+    @contextlib.contextmanager
+    def managed_session(self, master="", config=None, start_standard_services=True,
+                        close_summary_writer=True):
+        try:
+            yield self.prepare_or_wait_for_session(master, config,
+                                                   start_standard_services=start_standard_services)
+        except Exception as exc:  # noqa: BLE001 - TF1 hands every exception to the coordinator
+            self.request_stop(exc)
+        finally:
+            self.stop(close_summary_writer=close_summary_writer)  # raises what was requested
+
+    def _save(self) -> None:
+        self.saver.save(None, self.save_path, global_step=self.global_step)
+        self._last_save = time.time()
+
+    def _after_step(self) -> None:
+        if self._last_save is not None and time.time() - self._last_save >= self._save_model_secs:
+            self._save()

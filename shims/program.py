@@ -45,7 +45,10 @@ import os
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.data.ops import dataset_ops, iterator_ops
+from tensorflow.python.data.util import structure as _structure
 from tensorflow.python.framework import ops
+from tensorflow.python.ops import gen_dataset_ops
 from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import slot_creator as _slot_creator
 
@@ -90,6 +93,7 @@ class _Building(threading.local):
     program: Optional["GraphProgram"] = None
     graph = None
     keys: set = set()  # variable names taken in the trace being built
+    iterators: list = []  # (iterator, one-shot?) made in the trace being built, in order
 
 
 _BUILDING = _Building()
@@ -119,6 +123,30 @@ for _fn, _at in (("create_slot", 2), ("create_slot_with_initializer", 4), ("crea
 
 
 _BUILD_HOOKS: List[Callable[["GraphProgram"], None]] = []
+
+
+def _shared_iterator(make, one_shot: bool):
+    """A TF1 graph has one iterator per ``make_*_iterator`` call, and every ``sess.run``
+    reads it. Steps here are separate functions, so each would read a copy of its own (a
+    train step and an eval step fetching the same batch stream would both start at the
+    first batch). While a program builds, the iterator is the program's own: an eager
+    iterator resource made once (the n-th iterator of every trace is the same one), which
+    each step captures; the dataset each trace builds is bound to it by ``MakeIterator``,
+    its initializer. A one-shot iterator is initialized once, when the program is built;
+    an initializable one whenever its ``initializer`` is fetched, as in TF1."""
+    def patched(dataset, *args, **kwargs):
+        program = _BUILDING.program
+        if program is None or ops.get_default_graph() is not _BUILDING.graph:
+            return make(dataset, *args, **kwargs)
+        return program._iterator(dataset, one_shot)
+
+    return patched
+
+
+dataset_ops.DatasetV1._make_one_shot_iterator = _shared_iterator(
+    dataset_ops.DatasetV1._make_one_shot_iterator, True)
+dataset_ops.DatasetV1._make_initializable_iterator = _shared_iterator(
+    dataset_ops.DatasetV1._make_initializable_iterator, False)
 
 
 def add_build_hook(hook: Callable[["GraphProgram"], None]) -> None:
@@ -213,6 +241,8 @@ class GraphProgram(tf.Module):
         state.concrete = {}     # (fetches, feeds) -> its traced step (a _Step)
         state.ops = set()       # returned names whose value is an op (fetching gives None)
         state.built = False
+        state.trace_iterators = []  # (iterator, one-shot?) of the latest trace
+        state.iterators = []    # the program's tf.data iterator resources, in creation order
         state.traced = False    # build has run once: later traces print nothing (see _quiet)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
@@ -330,8 +360,8 @@ class GraphProgram(tf.Module):
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
-        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys)
-        _BUILDING.program, _BUILDING.graph, _BUILDING.keys = self, graph, set()
+        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators)
+        _BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators = self, graph, set(), []
         try:
             for variable in self._state.order:  # what earlier traces created, as TF1 listed it
                 self._register(graph, variable)
@@ -343,7 +373,8 @@ class GraphProgram(tf.Module):
                 values = self._build(**args)
             self._state.traced = True
         finally:
-            _BUILDING.program, _BUILDING.graph, _BUILDING.keys = outer
+            self._state.trace_iterators = _BUILDING.iterators
+            _BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators = outer
             scopes[:] = saved_scopes
         if not isinstance(values, Mapping):
             raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
@@ -379,9 +410,43 @@ class GraphProgram(tf.Module):
         if not self._state.built:
             step.get_concrete_function()  # creates the variables
             self._state.built = True
+            self._start_one_shot_iterators()
             for hook in _BUILD_HOOKS:
                 hook(self)
         return step
+
+    def _iterator(self, dataset, one_shot: bool):
+        """The program's n-th iterator, bound in this trace to ``dataset`` (see
+        ``_shared_iterator``)."""
+        n = len(_BUILDING.iterators)
+        if n == len(self._state.iterators):  # the first trace: the resource is made once
+            spec = dataset.element_spec
+            with tf.init_scope():
+                self._state.iterators.append(gen_dataset_ops.anonymous_iterator_v3(
+                    output_types=_structure.get_flat_tensor_types(spec),
+                    output_shapes=_structure.get_flat_tensor_shapes(spec)))
+        handle = self._state.iterators[n]
+        dataset = dataset._apply_debug_options()
+        initializer = gen_dataset_ops.make_iterator(dataset._variant_tensor, handle)
+        iterator = iterator_ops.Iterator(
+            handle, initializer, dataset_ops.get_legacy_output_types(dataset),
+            dataset_ops.get_legacy_output_shapes(dataset),
+            dataset_ops.get_legacy_output_classes(dataset))
+        _BUILDING.iterators.append((iterator, one_shot))
+        return iterator
+
+    def _start_one_shot_iterators(self) -> None:
+        """One-shot iterators start at their dataset's first element, once per program."""
+        if not any(one_shot for _, one_shot in self._state.trace_iterators):
+            return
+
+        def start():
+            self._trace_build({})
+            starts = [it.initializer for it, one_shot in self._state.trace_iterators if one_shot]
+            with tf.control_dependencies(starts):
+                return tf.constant(0)
+
+        tf.function(start, autograph=False, experimental_attributes={"_disable_acd": True})()
 
     def run(self, fetches, /, **feeds):
         """``sess.run(fetches, feed_dict)``: fetches are names returned by ``build``
@@ -515,32 +580,38 @@ def _freeze(fetches):
 
 def _select(graph_values: Mapping[str, Any], fetches, op_names: set, variables=None):
     """The step's outputs: fetched tensors as they are, fetched ops as control
-    outputs (a dummy value forcing them to run)."""
-    def pick(item):
+    outputs (a dummy value forcing them to run), fetched variables read once the fetched
+    ops ran: TF1's variables were references, read when the run ended
+    (``sess.run([train_op, global_step])`` gave the step after the update)."""
+    def resolve(item):
         if isinstance(item, str):
             if item in graph_values:
-                return convert(graph_values[item])
+                return graph_values[item]
             found = _by_graph_name(item, graph_values, variables)
             if _is_op(found):
                 op_names.add(item)
-            return convert(found)
+            return found
         if isinstance(item, Mapping):
-            return {k: pick(v) for k, v in item.items()}
-        return [pick(v) for v in item]
+            return {k: resolve(v) for k, v in item.items()}
+        return [resolve(v) for v in item]
+
+    fetched = resolve(fetches)
+    ran = [v for v in tf.nest.flatten(fetched, expand_composites=False) if _is_op(v)]
 
     def convert(value):
         if _is_op(value):
             with tf.control_dependencies([value]):
                 return tf.constant(0, name="op_ran")
         if isinstance(value, tf.Variable):
-            return tf.identity(value)
+            with tf.control_dependencies(ran):
+                return tf.identity(value)
         if isinstance(value, Mapping):
             return {k: convert(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [convert(v) for v in value]
         return value
 
-    return pick(fetches)
+    return convert(fetched)
 
 
 def _by_graph_name(name: str, graph_values, variables: Mapping[str, Any] = None):

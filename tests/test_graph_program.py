@@ -104,3 +104,76 @@ def test_same_names_in_one_graph_get_tf1_suffixes(tf1_python):
     assert names == sorted(tf1_names(two)) and {"w_1", "beta1_power_1"} <= set(names)
     assert program.variable("beta1_power").numpy() == pytest.approx(0.9 ** 2)
     assert program.variable("beta1_power_1").numpy() == pytest.approx(0.9 ** 2)
+
+
+def one_shot_stream():
+    dataset = tf.data.Dataset.range(20).batch(2).map(lambda b: b * 3)
+    batch = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    return {"batch": batch, "scaled": batch * 10, "total": tf.reduce_sum(batch)}
+
+
+TF1_STREAM = """
+import json
+import tensorflow as tf
+{source}
+graph = one_shot_stream()
+with tf.Session() as sess:
+    out = [sess.run(graph[f]) for f in {order!r}]
+    out.append(sess.run([graph["batch"], graph["scaled"]]))
+print(json.dumps([getattr(v, "tolist", lambda: [a.tolist() for a in v])() for v in out]))
+"""
+
+
+def test_every_step_reads_the_programs_one_iterator(tf1_python):
+    """TF1 had one iterator per make_one_shot_iterator call, read by every sess.run
+    whatever it fetched. Steps are separate functions here: each read a copy of its own
+    (a step fetching another name started at the first batch again). Compared with real
+    TF 1.15: the same batches, in the same order, across different fetches."""
+    order = ["batch", "batch", "scaled", "total", "batch"]
+    source = textwrap.dedent(inspect.getsource(one_shot_stream))
+    want = json.loads(tf1_oracle.run(TF1_STREAM.format(source=source, order=order)))
+    program = shims.GraphProgram(one_shot_stream)
+    got = [program.run(f).tolist() for f in order]
+    got.append([a.tolist() for a in program.run(["batch", "scaled"])])
+    assert got == want
+
+
+TF1_FETCHED_VARIABLE = """
+import json
+import numpy as np
+import tensorflow as tf
+{source}
+x = tf.placeholder(tf.float32, [None, 3])
+graph = build(x)
+step = tf.train.get_or_create_global_step()
+bump = tf.assign_add(step, 1)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    out = []
+    for _ in range(3):
+        _, _, w, s = sess.run([graph["train"], bump, graph["w"], step], {{x: np.ones((1, 3), "float32")}})
+        out.append([w.ravel().tolist(), int(s)])
+print(json.dumps(out))
+"""
+
+
+def test_a_fetched_variable_is_read_after_the_fetched_ops_ran(tf1_python):
+    """TF1's variables were references, read when the run ended: `sess.run([train_op, w,
+    global_step])` gave the values after the update (the loops printing `step` beside the
+    train op print 1, 2, 3 on TF 1.15). A converted step read them before."""
+    source = textwrap.dedent(inspect.getsource(build))
+    want = json.loads(tf1_oracle.run(TF1_FETCHED_VARIABLE.format(source=source)))
+
+    def with_step(x):
+        graph = dict(build(x))
+        graph["step"] = tf.compat.v1.train.get_or_create_global_step()
+        graph["bump"] = tf.compat.v1.assign_add(graph["step"], 1)
+        return graph
+
+    program = shims.GraphProgram(with_step, x=tf.TensorSpec([None, 3], tf.float32))
+    got = []
+    for _ in range(3):
+        _, _, w, s = program.run(["train", "bump", "w", "step"], x=np.ones((1, 3), "float32"))
+        got.append([w.ravel().tolist(), int(s)])
+    assert [s for _, s in got] == [s for _, s in want] == [1, 2, 3]
+    np.testing.assert_allclose([w for w, _ in got], [w for w, _ in want], rtol=1e-6)

@@ -113,7 +113,7 @@ def _edit(text, rename, drop, insert, move):
         if a is not b and id(a) not in removed and id(b) not in removed:
             edit.remove(a)
             edit.insert_before(b, [a])
-    apply = _Apply([edit], {}, parents)
+    apply = _Apply([edit], None, parents)
     new = module.visit(apply)
     assume(apply.complete)
     return layout, new

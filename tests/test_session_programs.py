@@ -328,80 +328,32 @@ def test_tf1_semantics_carried_over(tmp_path, tf1_python, name, source):
         assert run.stdout.splitlines() == tf1.splitlines()  # masks, and "built" printed once
 
 
-SUPERVISOR = '''"""A Supervisor program (PTB-tutorial style): managed_session, should_stop."""
-import sys
-import tempfile
 
-import numpy as np
-import tensorflow as tf
+def test_a_supervised_program_resumes_a_tf1_logdir_as_tf1_does(tmp_path, tf1_python):
+    """#25: a Supervisor program (the PTB tutorial's form, tests/programs/supervisor.py) is
+    converted (shims.Supervisor over the program). Trained once on real TF 1.15, its logdir
+    is resumed by TF 1.15 and by the migrated program: both restore TF1's checkpoint and go
+    on with the same steps and costs."""
+    import shutil
 
-
-def main(logdir):
-    rng = np.random.RandomState(0)
-    data = rng.randn(16, 3).astype(np.float32)
-    x = tf.placeholder(tf.float32, [None, 3])
-    w = tf.get_variable("w", [3, 1])
-    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
-    train_op = tf.train.AdamOptimizer(0.05).minimize(loss)
-    sv = tf.train.Supervisor(logdir=logdir, save_model_secs=0, save_summaries_secs=0)
-    with sv.managed_session() as sess:
-        for i in range(8):
-            if sv.should_stop():
-                break
-            _, l = sess.run([train_op, loss], feed_dict={x: data})
-            print("epoch %d loss %.6f" % (i, l))
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp())
-'''
-
-QUEUE_INPUT = '''"""Queue-runner input, as TF1 tutorials read data: slice_input_producer, tf.train.batch,
-a Coordinator and start_queue_runners (one thread, no shuffling: a fixed order)."""
-import numpy as np
-import tensorflow as tf
-
-rng = np.random.RandomState(6)
-features = rng.randn(40, 3).astype(np.float32)
-labels = (features.sum(axis=1, keepdims=True) > 0).astype(np.float32)
-
-feature, label = tf.train.slice_input_producer([features, labels], shuffle=False)
-x, y = tf.train.batch([feature, label], batch_size=8, num_threads=1)
-w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
-b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
-logits = tf.matmul(x, w) + b
-loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=y, logits=logits))
-train_op = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
-
-with tf.Session() as sess:
-    sess.run(tf.global_variables_initializer())
-    sess.run(tf.local_variables_initializer())
-    coord = tf.train.Coordinator()
-    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-    for step in range(10):
-        _, l = sess.run([train_op, loss])
-        print("step %d loss %.6f" % (step, l))
-    coord.request_stop()
-    coord.join(threads)
-'''
-
-
-@pytest.mark.parametrize("name,source,why", [
-    ("supervisor", SUPERVISOR, "tf.train.Supervisor's managed_session()"),
-    ("queue_input", QUEUE_INPUT, "the session 'sess' is used other than by run()/close()")])
-def test_programs_kept_in_graph_mode_compute_what_tf1_computed(tmp_path, tf1_python, name, source, why):
-    """#24's suite forms that have no eager conversion yet: a Supervisor's managed session
-    (before, no finding and `tf.placeholder() is not compatible with eager execution`) and
-    queue-runner input (the session handed to start_queue_runners). Each is kept in graph
-    mode with a finding naming why, and computes what it did on real TF 1.15."""
-    (tmp_path / f"{name}.py").write_text(source)
-    done = migrate(tmp_path / f"{name}.py", tmp_path / "out")
-    assert f"TFM501 Session program kept in TF1 graph mode: {why}" in done.stdout, done.stdout
-    assert "tf.compat.v1.disable_eager_execution()" in (tmp_path / "out" / f"{name}.py").read_text()
-    done = cli("verify", tmp_path / f"{name}.py", tmp_path / "out" / f"{name}.py", "--program",
-               "--tf1-python", tf1_python, "--tf1-cache", tf1_oracle.RESULTS, "--program-arg", "{out}",
-               "--format", "json")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    report = json.loads(done.stdout)
-    assert report["ok"] and report["tf1"]["tensorflow"] == "1.15.5"
-    assert sum(len(line["tf1"]) for line in report["streams"]["printed"]["lines"]) >= 16
+    source = os.path.join(os.path.dirname(__file__), "programs", "supervisor.py")
+    migrate(source, tmp_path / "out")
+    migrated = (tmp_path / "out" / "supervisor.py").read_text()
+    assert "sv = shims.Supervisor(program, logdir=logdir)" in migrated, migrated
+    assert not re.search(r"Session|placeholder|feed_dict|disable_eager_execution", migrated), migrated
+    first = tf1_oracle.run_script(source, tmp_path / "logdir")
+    assert "saved at step 12" in first
+    shutil.copytree(tmp_path / "logdir", tmp_path / "tf2")
+    want = tf1_oracle.run_script(source, tmp_path / "logdir")  # TF1 goes on from step 12
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    run = subprocess.run([sys.executable, str(tmp_path / "out" / "supervisor.py"), str(tmp_path / "tf2")],
+                         capture_output=True, text=True, timeout=600, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    got = run.stdout
+    assert "step 13 " in want and "saved at step 24" in want, want
+    numbers = [[float(v) for v in re.findall(r"-?\d+\.?\d*", line)] for line in want.splitlines()]
+    mine = [[float(v) for v in re.findall(r"-?\d+\.?\d*", line)] for line in got.splitlines()]
+    assert len(numbers) == len(mine), got
+    for a, b in zip(numbers, mine):
+        assert a == pytest.approx(b, rel=1e-5, abs=1e-5), (want, got)

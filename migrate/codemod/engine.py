@@ -47,9 +47,14 @@ class FileFacts:
     # FileContext.star_import: TensorFlow names a star import of a project module binds,
     # with its statement line (TFM113 makes the file import them itself)
     star_names: Dict[str, tuple] = field(default_factory=dict)
-    # filled by the engine while it applies edits: id(original statement) -> its rewritten
-    # form, so an edit that moves statements (TFM501) moves them with their fixes
+    queue_input: Optional[object] = None  # queues.queue_input (a queues.QueueInput)
+    # filled by the engine while it applies edits: id(original node) -> the node as the fixes
+    # of its children left it (for every node an edit replaces or removes), so an edit that
+    # rebuilds statements (TFM118) or moves them (TFM501) keeps the other fixes
     rewritten: Dict[int, cst.CSTNode] = field(default_factory=dict)
+    # id(removed statement) -> it as every other edit left it, its own replacements too
+    # (TFM118's per-element code is gone, its batch a function and a call): what TFM501 moves
+    moved: Dict[int, object] = field(default_factory=dict)
 
 
 @dataclass
@@ -259,12 +264,13 @@ class _Apply(cst.CSTTransformer):
     """Applies every edit in one pass. Only the edited nodes and their ancestors are
     visited: a subtree without an edit is kept as it is, unvisited."""
 
-    def __init__(self, findings: Sequence[Finding], rewritten: Optional[dict] = None,
+    def __init__(self, findings: Sequence[Finding], facts: Optional[FileFacts] = None,
                  parents: Optional[Dict[int, cst.CSTNode]] = None) -> None:
         super().__init__()
-        # removed nodes as the other fixes left them (id(original) -> updated), for rules
-        # that move statements: their callables run later and read them from here
-        self.rewritten = {} if rewritten is None else rewritten
+        # edited nodes as the other fixes left them (FileFacts.rewritten, .moved), for rules
+        # that rebuild or move statements: their callables run later and read them there
+        facts = FileFacts() if facts is None else facts
+        self.rewritten, self.moved = facts.rewritten, facts.moved
         self.replace: Dict[int, list] = {}
         self.insert: Dict[int, list] = {}
         self.append: Dict[int, list] = {}
@@ -303,16 +309,21 @@ class _Apply(cst.CSTTransformer):
         key = id(original_node)
         if key in self.targets:
             self.reached.add(key)
-        if key in self.drop:  # before the inserts run: a callable may move this very node
+        replacements = self.replace.get(key, ())
+        if key in self.drop or replacements:  # before the inserts: a callable may move this node
             self.rewritten[key] = updated_node
+        for new in replacements:
+            updated_node = new(updated_node) if callable(new) else new
+        if key in self.drop:
+            self.moved[key] = updated_node
         before = self._statements(self.insert.get(key, ()))
         after = self._statements(self.append.get(key, ()))
         if key in self.drop:
             if before or after:
                 return cst.FlattenSentinel([*before, *after])
             return cst.RemovalSentinel.REMOVE
-        for new in self.replace.get(key, ()):
-            updated_node = new(updated_node) if callable(new) else new
+        if updated_node is cst.RemovalSentinel.REMOVE:
+            return cst.FlattenSentinel([*before, *after]) if before or after else updated_node
         if isinstance(updated_node, cst.IndentedBlock):
             updated_node = _filled(updated_node)
         if before or after:
@@ -551,10 +562,10 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if not fix or not fixes:
         return Outcome(None, records, names if fix else {})
 
-    apply = _Apply(fixes, ctx.facts.rewritten, parents)
+    apply = _Apply(fixes, ctx.facts, parents)
     new_module = module.visit(apply)
     if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
-        new_module = module.visit(_Apply(fixes, ctx.facts.rewritten))
+        new_module = module.visit(_Apply(fixes, ctx.facts))
     imports = [s for f in fixes for s in f.imports]
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)

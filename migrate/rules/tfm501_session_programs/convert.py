@@ -11,6 +11,7 @@ from migrate.codemod.rule import Finding
 
 from .plan import Plan
 from .syntax import (
+    CONVERTED_MONITORED,
     GRAPH_SEEDS,
     RANDOM_OPS,
     _assigned_key,
@@ -40,7 +41,7 @@ class Converter:
         program = f"{plan.self_name}.{program_name}" if plan.self_name else program_name
         moved = self._moved(stmts, plan)
         # each graph expression a run fetches gets a graph name of the build function
-        exprs = {id(call): [(expr, fresh_name(ctx, "fetched")) for expr in found]
+        exprs = {id(call): [(expr, fresh_name(ctx, _fetched_name(expr))) for expr in found]
                  for call in plan.runs if (found := plan.fetch_exprs.get(id(call)))}
         self._unseeded_note(anchor, [stmts[i] for i in moved])
         for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
@@ -52,11 +53,19 @@ class Converter:
         if plan.self_name:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
+        elif plan.supervisor is not None:  # `sv = shims.Supervisor(program, ...)` before its session
+            for call in plan.runs:
+                plan.program_of[id(call)] = plan.session
+            finding.remove(plan.supervisor)
+            made = plan.supervisor
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _program_first(
+                self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"), updated]))
         elif plan.monitored:  # the session stays, over the program: its runs are its own
             for call in plan.runs:
                 plan.program_of[id(call)] = plan.session
+            shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
             finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-                [*definition(), _monitored_over(updated, program)]))
+                [*definition(), _monitored_over(updated, program, shim)]))
         else:
             def replacement(updated):
                 new = definition()
@@ -111,7 +120,7 @@ class Converter:
         keep = [f"{k} = {_plain(k)}\n" for k in plan.placeholders
                 if k.startswith("self.") and k in used]
         returned = ", ".join(f'"{_plain(k)}": {k}' for k in self._fetched(plan, exprs))
-        rewritten = self.ctx.facts.rewritten
+        facts = self.ctx.facts
         captured = self._captured  # the fetched expressions as the other fixes left them
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
@@ -119,8 +128,8 @@ class Converter:
 
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]
-            body += [rewritten.get(id(stmts[i]), stmts[i]) for i in moved]
-            body += [rewritten.get(id(stmt), stmt) for stmt in plan.hoisted]
+            body += _as_moved(facts, [stmts[i] for i in moved])
+            body += _as_moved(facts, plan.hoisted)
             body += [cst.parse_statement(f"{name} = {code(captured.get(id(expr), expr))}\n")
                      for found in exprs.values() for expr, name in found]
             body = [b.with_changes(leading_lines=() if n == 0 else _nested_blanks(b.leading_lines))
@@ -141,11 +150,13 @@ class Converter:
         dead: Set[int] = set()
         session = ([anchor.items[0].item.func] if plan.monitored else  # its hooks are converted
                    anchor.items if isinstance(anchor, cst.With) else [anchor])
+        if plan.supervisor is not None:  # re-made as shims.Supervisor: its renames go
+            session.append(plan.supervisor.body[0].value.func)
         for node in [*(stmts[i] for i in plan.graph if i not in moved),
                      *(stmts[i] for i in plan.switches),
                      *session,
                      *(item for stmt in plan.reopened for item in stmt.items),
-                     *plan.removals, *(c.func for c in plan.runs),
+                     *plan.removals, *(c.func for c in plan.runs), *plan.queue_runners,
                      *(c.func for c, _ in plan.saves)]:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
@@ -170,6 +181,11 @@ class Converter:
         scopes = [*stmts, *plan.methods]
         for call in plan.removals:
             finding.remove(self._statement_of(call, scopes))
+        for call in plan.queue_runners:  # no threads to start: `threads = []`, or no statement
+            try:
+                finding.remove(self._statement_of(call, scopes))
+            except _Blocked:
+                finding.replace(call, cst.List([]))
         for call, kind in plan.saves:
             owner_key = _key(call.func.value, self_name)
             options = plan.saver_options[owner_key] if kind == "save" else []
@@ -298,20 +314,49 @@ class Converter:
         return rewrite
 
 
-def _monitored_over(updated: cst.With, program: str) -> cst.With:
+def _monitored_over(updated: cst.With, program: str, shim: str) -> cst.With:
     """``with tf.train.MonitoredTrainingSession(args) as s:`` (as the other fixes left its
     arguments) -> ``with shims.MonitoredTrainingSession(program, args) as s:``."""
     item = updated.items[0]
-    call = item.item
-    # the program goes first, laid out as the first argument was
+    return updated.with_changes(items=[item.with_changes(item=_over(item.item, program, shim))])
+
+
+def _program_first(updated: cst.SimpleStatementLine, program: str, shim: str):
+    """``sv = tf.train.Supervisor(args)`` -> ``sv = shims.Supervisor(program, args)``."""
+    assign = updated.body[0]
+    return updated.with_changes(body=[assign.with_changes(value=_over(assign.value, program, shim))],
+                                leading_lines=())
+
+
+def _over(call: cst.Call, program: str, shim: str) -> cst.Call:
+    """``shim(program, <the call's arguments>)``, the program laid out as the first argument was."""
     laid_out = isinstance(call.whitespace_before_args, cst.ParenthesizedWhitespace)
     first = cst.Arg(cst.parse_expression(program),
                     comma=cst.Comma(whitespace_after=call.whitespace_before_args if laid_out
                                     else cst.SimpleWhitespace(" "))
                     if call.args else cst.MaybeSentinel.DEFAULT)
-    new = call.with_changes(func=cst.parse_expression("shims.MonitoredTrainingSession"),
-                            args=[first, *call.args])
-    return updated.with_changes(items=[item.with_changes(item=new)])
+    return call.with_changes(func=cst.parse_expression(shim), args=[first, *call.args])
+
+
+def _as_moved(facts, stmts) -> list:
+    """Statements as every other edit left them (one another rule rebuilt may now be several,
+    or none)."""
+    out = []
+    for stmt in stmts:
+        new = facts.moved.get(id(stmt), stmt)
+        if isinstance(new, cst.FlattenSentinel):
+            out.extend(new.nodes)
+        elif new is not cst.RemovalSentinel.REMOVE:
+            out.append(new)
+    return out
+
+
+def _fetched_name(expr) -> str:
+    """The build function's name for a fetched expression: ``iterator.initializer`` is
+    ``iterator_initializer``; any other expression is ``fetched``."""
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
+        return f"{expr.value.value}_{expr.attr.value}"
+    return "fetched"
 
 
 def _nested_blanks(lines):

@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from .plan import Plan
-from .syntax import (CONVERTED_MONITORED, MONITORED, SESSIONS, SUPERVISED, _assigned_key, _bare_pass,
+from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
 
 
@@ -124,6 +124,8 @@ class Detect:
                 and self._call_name(stmt.items[0].item) in CONVERTED_MONITORED \
                 and stmt.items[0].asname is not None and isinstance(stmt.items[0].asname.name, cst.Name):
             return stmt.items[0].asname.name.value  # shims.MonitoredTrainingSession over the program
+        if self_name is None and self._supervisor_of(stmt) is not None:
+            return stmt.items[0].asname.name.value  # shims.Supervisor's managed session
         if self_name is None and isinstance(stmt, cst.With):
             # `with tf.Session() as sess:`, also beside device blocks (`, tf.device("/cpu:0")`),
             # which the eager program does without, as it does without the session
@@ -135,16 +137,35 @@ class Detect:
                 return sessions[0].asname.name.value
         return None
 
+    def _supervisor_of(self, stmt) -> Optional[cst.SimpleStatementLine]:
+        """``with sv.managed_session(...) as s:`` where the block binds ``sv =
+        tf.train.Supervisor(...)`` once: that statement (it becomes shims.Supervisor over
+        the program), else None."""
+        if not isinstance(stmt, cst.With) or len(stmt.items) != 1 or stmt.items[0].asname is None \
+                or not isinstance(stmt.items[0].asname.name, cst.Name):
+            return None
+        call = stmt.items[0].item
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "managed_session" and isinstance(call.func.value, cst.Name)):
+            return None
+        made = [s for s in self._supervisors if _assigned_key(s) == call.func.value.value]
+        return made[0] if len(made) == 1 else None
+
     def _uses_tf(self, stmt) -> bool:
         """Does the statement build graph? Data readers that only share TensorFlow's package
-        (``tensorflow.examples.tutorials``' MNIST reader, numpy out) do not."""
-        return any((self._tfname(call.func) or "tf.examples.").partition("tf.examples.")[0]
-                   for call in _collect(stmt).calls)
+        (``tensorflow.examples.tutorials``' MNIST reader, numpy out) and Python-side objects
+        (a ``tf.train.Coordinator`` of threads) do not."""
+        for call in _collect(stmt).calls:
+            name = self._tfname(call.func) or "tf.examples."
+            if name.partition("tf.examples.")[0] and name not in PYTHON_SIDE:
+                return True
+        return False
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
     def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
         written = stmts
         stmts, owned = self._owned_graph(stmts, methods, self_name)
+        self._supervisors = [s for s in stmts if self._call_name(_value(s)) == SUPERVISOR]
         session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
         if session_at is None:
             monitored = next((s for s in stmts if self._monitored(s)), None)

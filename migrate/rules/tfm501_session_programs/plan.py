@@ -8,9 +8,10 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
+from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
+from .syntax import (GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
@@ -42,9 +43,11 @@ class Plan:
     # (shims.MonitoredTrainingSession over the program), and graph names its hooks are given
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
     monitored: bool = False
+    supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
+    queue_runners: List[cst.Call] = field(default_factory=list)  # start_queue_runners: tf.data now
     # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
     # the fetch lists them: each becomes a graph name of the build function
     fetch_exprs: Dict[int, List[cst.BaseExpression]] = field(default_factory=dict)
@@ -63,9 +66,11 @@ class Planner:
                    for c in _collect(*scopes, self_name=self_name).calls):
             raise _NotAProgram()  # a Session that never runs anything: nothing to convert
         plan = Plan(session=session, self_name=self_name, methods=methods,
-                    monitored=self._monitored(stmts[session_at]) is not None)
+                    monitored=self._monitored(stmts[session_at]) is not None,
+                    supervisor=None if self_name else self._supervisor_of(stmts[session_at]))
         blockers: List[str] = []
         self._monitoring = plan.monitored  # _session_call: should_stop() is the session's too
+        self._supervisor = _assigned_key(plan.supervisor) if plan.supervisor else None
         self._read_graph(stmts, session_at, plan, blockers)
         self._read_uses(stmts, session_at, plan, blockers)
         if blockers:
@@ -86,7 +91,8 @@ class Planner:
                 if isinstance(stmt, cst.FunctionDef) and not self_name:
                     functions.append(i)
                     continue
-                if i == session_at or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
+                if i == session_at or stmt is plan.supervisor \
+                        or isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or (
                         isinstance(stmt, cst.SimpleStatementLine)
                         and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)):
                     continue
@@ -116,6 +122,9 @@ class Planner:
                     plan.graph.append(i)
                     continue
                 found = _collect(stmt, self_name=self_name)
+                queues = queue_input(self.ctx).why_not({id(c) for c in found.calls})
+                if queues:  # an eager step would wait forever on a queue no thread fills
+                    raise _Blocked(f"queue-runner input with no tf.data form: {queues}")
                 if plan.monitored and self._makes_hooks(found):
                     continue  # `hooks = [tf.train.NanTensorHook(loss), ...]`: the session's, not graph
                 if self_name and i > session_at and any(
@@ -134,6 +143,10 @@ class Planner:
                 blockers.append(str(why))
         if not plan.placeholders and not plan.graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
+        if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
+            given = sorted({k for _, k in _collect(plan.supervisor).reads} & plan.graph_keys)
+            if given:
+                blockers.append(f"a tf.train.Supervisor given graph values ({', '.join(given)})")
         plan.graph += self._graph_helpers(stmts, functions, plan)
         plan.graph.sort()
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
@@ -284,6 +297,13 @@ class Planner:
             handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
             if kind == "should_stop":
                 continue
+            if kind == "supervisor_saver":
+                handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+                continue
+            if kind == "queue_runners":
+                handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+                plan.queue_runners.append(call)
+                continue
             if kind in ("run", "init", "run_method"):
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
             if in_helper:  # a function the session is passed to: its parameter holds the program
@@ -411,12 +431,21 @@ class Planner:
         for i in graph:
             reads |= {k for _, k in _collect(stmts[i], self_name=self_name).reads}
         moved: Set[str] = set()
-        for i in region:
+        python = [i for i in region if i not in graph and i not in switches and i != session_at]
+        for i in python:
             stmt = stmts[i]
-            if i in graph or i in switches or i == session_at or not isinstance(stmt, cst.SimpleStatementLine):
+            if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             key = _assigned_key(stmt, self_name)
-            if key and key in reads and _fresh_container(_value(stmt)):
+            if not key or key not in reads or not _fresh_container(_value(stmt)):
+                continue
+            # filled by Python code before the graph reads it (`filenames.append(path)` in a
+            # loop): a Python value the graph is given, not a container of the graph's
+            first = min((j for j in graph if j > i and any(
+                k == key for _, k in _collect(stmts[j], self_name=self_name).reads)), default=i)
+            filled = any(k == key for j in python if i < j < first
+                         for _, k in _collect(stmts[j], self_name=self_name).reads)
+            if not filled:
                 graph.append(i)
                 moved.add(key)
         graph.sort()
@@ -424,7 +453,13 @@ class Planner:
 
     def _session_call(self, call, session, graph_keys, inits, savers, placeholders, self_name):
         self._exprs = []  # the graph expressions this run fetches (_fetch_keys)
+        if self._call_name(call) == START:
+            return self._queue_runners()
         func = call.func
+        if self._supervisor and isinstance(func, cst.Attribute) and func.attr.value in ("save", "restore") \
+                and isinstance(func.value, cst.Attribute) and func.value.attr.value == "saver" \
+                and _key(func.value.value, None) == self._supervisor:
+            return "supervisor_saver"  # `sv.saver.save(sess, path)`: shims.Supervisor's saver takes it
         if not isinstance(func, cst.Attribute):
             return None
         owner, method = _key(func.value, self_name), func.attr.value
@@ -455,7 +490,8 @@ class Planner:
         if not call.args:
             raise _Blocked("sess.run() without fetches")
         fetch = call.args[0].value
-        if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits:
+        if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits \
+                or self._initializer_group(fetch, inits):  # `sess.run(tf.group(init, local_init))`
             return "init"
         problems = []  # the fetch and the feeds are both checked: all is said at once
         try:
@@ -474,6 +510,16 @@ class Planner:
         if problems:
             raise _Blocked("; ".join(problems))
         return "run"
+
+    def _queue_runners(self) -> str:
+        """``tf.train.start_queue_runners(sess, coord)``: nothing to start once every queue
+        of the file is a tf.data pipeline (TFM118); else the program keeps its queues."""
+        found = queue_input(self.ctx)
+        if found.unconverted:
+            raise _Blocked(f"queue-runner input with no tf.data form: {found.unconverted[0].why}")
+        if not found.pipelines:
+            raise _Blocked("queue runners started for input built outside this file")
+        return "queue_runners"
 
     @staticmethod
     def _method_feeds(call, session, self_name) -> list:
@@ -600,7 +646,8 @@ class Planner:
             root = attribute
             while isinstance(root, cst.Attribute):
                 root = root.value
-            if isinstance(root, cst.Name) and root.value in graph_keys:
+            if isinstance(root, cst.Name) and root.value in graph_keys and not (
+                    attribute.value is root and attribute.attr.value in GRAPH_ATTRIBUTES):
                 return False
         # graph values, or TensorFlow alone (`tf.trainable_variables()`: the graph's variables)
         return bool(reads) and reads <= graph_keys | tf_names and not found.binds \

@@ -27,7 +27,15 @@ GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set
 # a tf.train.Supervisor's ways to a session (graph mode too, like the monitored sessions)
 SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}
 # the monitored session converted to shims.MonitoredTrainingSession (the others stay blocked)
-CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession"}
+CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrainingSession",
+                       "tf.train.SingularMonitoredSession": "shims.SingularMonitoredSession"}
+SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor
+# attributes of a graph value that are graph values too (an iterator's or a variable's
+# initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
+GRAPH_ATTRIBUTES = {"initializer", "op"}
+# TensorFlow objects that live on the Python side of a program (no graph): they stay where
+# they are when the graph moves into the build function
+PYTHON_SIDE = {"tf.train.Coordinator"}
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
@@ -144,7 +152,8 @@ class _Collect(NameReads):
         self._local: List[Set[str]] = []  # the names enclosing comprehensions bind
 
     # a comprehension's variables are its own (`[sess.run(acc, {X: x[i:i + 8]}) for i in
-    # range(...)]` reads no graph name `i`): masked while its subtree is visited
+    # range(...)]` reads no graph name `i`), and so are a nested function's parameters (a
+    # hook class's `def __init__(self, loss)`): masked while its subtree is visited
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, COMPREHENSIONS):
             names: Set[str] = set()
@@ -153,11 +162,16 @@ class _Collect(NameReads):
                 names |= {n.value for n in _target_names(part.target)}
                 part = part.inner_for_in
             self._local.append(names)
+        elif isinstance(node, (cst.FunctionDef, cst.Lambda)):
+            params = node.params
+            every = [*params.posonly_params, *params.params, *params.kwonly_params,
+                     *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+            self._local.append({p.name.value for p in every})
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
         super().on_leave(original_node)
-        if isinstance(original_node, COMPREHENSIONS):
+        if isinstance(original_node, (*COMPREHENSIONS, cst.FunctionDef, cst.Lambda)):
             self._local.pop()
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
