@@ -39,7 +39,7 @@ from typing import Any, Optional
 
 import tensorflow as tf
 
-__all__ = ["slice_input_producer", "string_input_producer", "batch", "shuffle_batch",
+__all__ = ["slice_input_producer", "string_input_producer", "dequeue", "batch", "shuffle_batch",
            "TextLineReader", "TFRecordReader", "FixedLengthRecordReader", "WholeFileReader"]
 
 
@@ -96,6 +96,14 @@ def _batched(dataset: tf.data.Dataset, batch_size, enqueue_many: bool, dynamic_p
     dataset = dataset.prefetch(1)
     # one iterator: in a shims.GraphProgram every step reads it, as every sess.run read the queue
     return _as_list(tf.compat.v1.data.make_one_shot_iterator(dataset).get_next())
+
+
+def dequeue(elements: tf.data.Dataset):
+    """The next element per run (TF1's queue read without a batch: a reader's ``(key,
+    value)`` or a slice producer's row), read through one iterator."""
+    if not isinstance(elements, tf.data.Dataset):
+        raise TypeError(f"shims.queues.dequeue reads a tf.data.Dataset, not {type(elements).__name__}")
+    return _as_list(tf.compat.v1.data.make_one_shot_iterator(elements.prefetch(1)).get_next())
 
 
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,

@@ -46,6 +46,20 @@ def test_names_bound_in_one_cell_resolve_in_later_ones(tmp_path, cache):
     assert sources(f) == cells and "0 changed" in again.stdout + again.stderr
 
 
+def test_a_cell_python_3_refuses_is_an_error_and_nothing_is_written(tmp_path, cache):
+    """A Python 2 cell (`print "saved"`) before TF1 cells: the notebook was migrated cell by
+    cell, where the later cells lost the first cell's `import tensorflow as tf`, so their
+    TF1 code was left as it was with no finding and exit 0. Now: one error naming the
+    cell, a non-zero exit, the file unchanged."""
+    text = notebook("import tensorflow as tf\n", 'print "saved"\n',
+                    "x = tf.placeholder(tf.float32, [None, 3])\nwith tf.Session() as s:\n    pass\n")
+    f = write(tmp_path / "n.ipynb", text)
+    done = cli("upgrade", f, "--write", cache=cache)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "n.ipynb: error: cell 2: not valid Python 3 (line 1" in done.stdout + done.stderr
+    assert f.read_text() == text
+
+
 IPYTHON = ("%matplotlib inline\n"
            "try:\n"
            "  %load_ext autoreload\n"

@@ -356,6 +356,11 @@ def _where(source: str, error: Exception) -> str:
     return f"line {line}" + (f", column {column}" if column else "")
 
 
+def check_python(source: str) -> None:
+    """EngineError, in CPython's words, when ``source`` is not valid Python 3."""
+    _cpython_tree(source)
+
+
 def _cpython_tree(source: str):
     """CPython's own tree of ``source`` (positions, splicing, the unused-import check),
     or None when it gives none. A source CPython refuses cannot run, so it is reported

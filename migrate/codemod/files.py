@@ -22,6 +22,7 @@ import tokenize as tk
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from migrate.codemod.engine import check_python
 from migrate.codemod.errors import EngineError
 from migrate.safeio import temp_prefix, why_not_regular
 
@@ -170,6 +171,11 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         masked, saved, token = _mask(text)
         if masked is not None:
             code.append((index, cell, text, masked, saved, token, as_list))
+    for index, _, _, masked, *_ in code:  # a cell Python 3 refuses: said, nothing written
+        try:
+            check_python(masked)
+        except EngineError as exc:
+            raise EngineError(f"cell {index + 1}: {exc}") from None
     together = _convert_together([c[3] for c in code], convert) if len(code) > 1 else None
     reports = []
     changed: Dict[int, object] = {}

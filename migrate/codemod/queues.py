@@ -56,6 +56,17 @@ class Pipeline:
 
 
 @dataclass
+class Dequeue:
+    """A producer (with its reader) whose elements the program takes one per run, no batch:
+    ``image, label = ...`` / ``_, record = reader.read(q)`` then ``sess.run(image)``."""
+    producer: cst.SimpleStatementLine
+    kind: str
+    reader: Optional[cst.SimpleStatementLine]
+    read: Optional[cst.SimpleStatementLine]
+    shuffled: bool
+
+
+@dataclass
 class _Source:
     """Where a pipeline's elements come from."""
     producer: cst.SimpleStatementLine
@@ -75,6 +86,7 @@ class Unconverted:
 @dataclass
 class QueueInput:
     pipelines: List[Pipeline] = field(default_factory=list)
+    dequeues: List[Dequeue] = field(default_factory=list)
     unconverted: List[Unconverted] = field(default_factory=list)
     starts: List[cst.Call] = field(default_factory=list)  # start_queue_runners calls
 
@@ -168,6 +180,27 @@ class _Finder:
                 why = self.pipeline(stmts, j, call, at_module)
                 if why:
                     self.found.unconverted.append(Unconverted(call, why))
+        for i, stmt in enumerate(stmts):  # producers no batch reads: one element per run
+            call = _call(stmt)
+            if self.name(call) in PRODUCERS and id(call) not in self.taken:
+                source = self.source(stmts, i, len(stmts))
+                if isinstance(source, _Source) and not self.feeds_a_queue(stmts, source):
+                    self.found.dequeues.append(Dequeue(
+                        source.producer, PRODUCERS[self.name(call)], source.reader, source.read,
+                        _shuffled(source.given)))
+                    self.taken.add(id(call))
+                    for extra in (source.reader, source.read):
+                        if extra is not None:
+                            self.taken |= {id(c) for c in _calls(extra) if self.name(c) in READERS}
+
+    def feeds_a_queue(self, stmts, source: "_Source") -> bool:
+        """Do the source's elements reach a queue call (a batch left as a queue)?"""
+        values = {p.lstrip("*") for p in source.params}
+        for stmt in stmts[source.last + 1:]:
+            if set(names_read(stmt)) & values and any(
+                    self.name(c) in BATCHES or self.name(c) in OTHER_QUEUES for c in _calls(stmt)):
+                return True
+        return False
 
     def pipeline(self, stmts, j, call, at_module) -> Optional[str]:
         """The pipeline ending at ``stmts[j]`` (recorded), or why there is none."""
@@ -205,9 +238,7 @@ class _Finder:
             trivial = not elements and isinstance(tensors.value, (cst.List, cst.Tuple)) \
                 and not params[0].startswith("*") \
                 and [code(e.value) for e in tensors.value.elements] == params
-            shuffle = source.given.get("shuffle")
-            shuffled = name == "tf.train.shuffle_batch" or not (
-                shuffle is not None and isinstance(shuffle.value, cst.Name) and shuffle.value.value == "False")
+            shuffled = name == "tf.train.shuffle_batch" or _shuffled(source.given)
             pcall = _call(source.producer)
             self.found.pipelines.append(Pipeline(
                 source.producer, PRODUCERS[self.name(pcall)], source.reader, source.read, params,
@@ -254,12 +285,18 @@ class _Finder:
         if self.name(owner) not in READERS:
             if not isinstance(owner, cst.Name):
                 return "read() of something other than a TF1 reader"
-            made = [s for s in stmts[i + 1:k] if _call(s) is not None and _target_names(s) == [owner.value]
+            made = [s for s in stmts[:k] if _call(s) is not None and _target_names(s) == [owner.value]
                     and self.name(_call(s)) in READERS]
-            if len(made) != 1 or names_read(*(s for s in rest if s is not made[0]))[owner.value] != 1:
+            if len(made) != 1 or names_read(*(s for s in stmts if s is not made[0]))[owner.value] != 1:
                 return "a reader made elsewhere or used for more than one read()"
             reader = made[0]
         return _Source(stmts[i], given, reader, stmts[k], params, k)
+
+
+def _shuffled(given) -> bool:
+    """A producer shuffles unless given ``shuffle=False`` (TF1's default is True)."""
+    shuffle = given.get("shuffle")
+    return not (shuffle is not None and isinstance(shuffle.value, cst.Name) and shuffle.value.value == "False")
 
 
 def _calls(node):

@@ -5,7 +5,7 @@ import libcst as cst
 
 from migrate.codemod import needles
 from migrate.codemod.cstutil import code, fresh_name
-from migrate.codemod.queues import Pipeline, queue_input
+from migrate.codemod.queues import Dequeue, Pipeline, queue_input
 from migrate.codemod.rule import Rule
 
 
@@ -67,6 +67,9 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
         for pipeline in found.pipelines:
             self._rewrite(pipeline)
             replaced |= {id(pipeline.batch_call.func), *(id(n) for n in _replaced(pipeline))}
+        for dequeue in found.dequeues:
+            self._dequeue(dequeue)
+            replaced |= {id(n) for n in _replaced(dequeue)}
         self.ctx.findings[:] = [f for f in self.ctx.findings
                                 if f.code == self.code or id(f.node) not in replaced]
 
@@ -115,6 +118,26 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
 
         finding.replace(p.batch, rebuilt)
 
+    def _dequeue(self, d: Dequeue) -> None:
+        """No batch: the program takes the elements one per run (``shims.queues.dequeue``)."""
+        name = self.ctx.v1(_call_of(d.producer).func)
+        message = f"{name} read one element per run becomes a tf.data pipeline (shims.queues): " \
+                  "queues and their threads do not exist in eager TF2"
+        if d.shuffled:
+            message += "; shuffled: the same elements in another random order than TF1's queues drew"
+        finding = self.report(_call_of(d.producer), message)
+        finding.add_import("import shims")
+        producer = name.split(".")[-1]
+        if d.kind == "slice":
+            finding.replace(_call_of(d.producer), lambda updated: cst.parse_expression(
+                f"shims.queues.dequeue({code(_shim(updated, producer))})"))
+            return
+        finding.replace(_call_of(d.producer), lambda updated: _shim(updated, producer))
+        reader = _call_of(d.reader) if d.reader is not None else d.read.body[0].value.func.value
+        finding.replace(reader, lambda updated: _shim(updated, self.ctx.v1(reader.func).split(".")[-1]))
+        finding.replace(_call_of(d.read), lambda updated: cst.parse_expression(
+            f"shims.queues.dequeue({code(updated)})"))
+
     def _element_function(self, p: Pipeline, element: str, facts, line) -> list:
         """``def <element>(<params>): <per-element code>; return <batch's tensors>`` and the
         batch line, spaced as the block they stand in wants."""
@@ -133,7 +156,7 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
         return [func, line.with_changes(leading_lines=blank)]
 
 
-def _replaced(p: Pipeline):
+def _replaced(p):
     """The queue API names the rewrite replaces (the producer's, the reader's)."""
     yield _call_of(p.producer).func
     if p.read is not None:

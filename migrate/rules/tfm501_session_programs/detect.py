@@ -7,7 +7,7 @@ from typing import Optional
 import libcst as cst
 
 from .plan import Plan
-from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
+from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
 
 
@@ -157,7 +157,8 @@ class Detect:
         (a ``tf.train.Coordinator`` of threads) do not."""
         for call in _collect(stmt).calls:
             name = self._tfname(call.func) or "tf.examples."
-            if name.partition("tf.examples.")[0] and name not in PYTHON_SIDE:
+            if name.partition("tf.examples.")[0] and name not in PYTHON_SIDE \
+                    and not name.startswith(PYTHON_SIDE_MODULES):
                 return True
         return False
 

@@ -517,7 +517,7 @@ class Planner:
         found = queue_input(self.ctx)
         if found.unconverted:
             raise _Blocked(f"queue-runner input with no tf.data form: {found.unconverted[0].why}")
-        if not found.pipelines:
+        if not found.pipelines and not found.dequeues:
             raise _Blocked("queue runners started for input built outside this file")
         return "queue_runners"
 

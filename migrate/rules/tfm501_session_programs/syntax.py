@@ -33,9 +33,16 @@ SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.S
 # attributes of a graph value that are graph values too (an iterator's or a variable's
 # initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
 GRAPH_ATTRIBUTES = {"initializer", "op"}
-# TensorFlow objects that live on the Python side of a program (no graph): they stay where
-# they are when the graph moves into the build function
-PYTHON_SIDE = {"tf.train.Coordinator"}
+# TensorFlow that runs on the Python side of a program and builds no graph (threads, protocol
+# buffers, files, logs): code calling only these stays where it is when the graph moves into
+# the build function (a loop writing TFRecords must run once, not once per trace)
+PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExample",
+               "tf.train.Features", "tf.train.Feature", "tf.train.FeatureList",
+               "tf.train.FeatureLists", "tf.train.BytesList", "tf.train.FloatList",
+               "tf.train.Int64List", "tf.io.TFRecordWriter", "tf.io.TFRecordOptions",
+               "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
+               "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state"}
+PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_")
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
