@@ -90,3 +90,37 @@ def test_a_program_kept_in_graph_mode_keeps_tf1_layers_and_hooks():
     assert "tf.compat.v1.train.StopAtStepHook(last_step=5)" in out
     assert "keras" not in out and "shims.estimator" not in out
     assert transform(out, rules).new_source is None
+
+
+DATASET_METHOD_PROGRAM = """
+import tensorflow as tf
+
+
+def count_records(make_dataset, limit):
+    found = 0
+    with tf.Graph().as_default():
+        iterator = make_dataset(batch_size=1).make_initializable_iterator()
+        next_record = iterator.get_next()
+        with tf.Session() as sess:
+            sess.run(iterator.initializer)
+            try:
+                for _ in range(limit):
+                    sess.run(next_record)
+                    found += 1
+            except tf.errors.OutOfRangeError:
+                pass
+    return found
+"""
+
+
+def test_a_dataset_method_is_graph_code_on_the_first_run_too():
+    """Found on magenta's record counter: the graph is only `make_dataset(...)
+    .make_initializable_iterator()` (a Dataset method, no `tf.` name), so the first run
+    found "no graph-building code" and kept the program in graph mode; TFM109 made it
+    `tf.compat.v1.data.make_initializable_iterator(...)`, and a second run then converted
+    it. The method is graph code on the first run: converted once, stable after."""
+    rules = list(all_rules().values())
+    first = transform(DATASET_METHOD_PROGRAM, rules).new_source
+    assert "shims.GraphProgram(build_graph)" in first and "disable_eager_execution" not in first, first
+    assert 'program.run("iterator_initializer")' in first
+    assert transform(first, rules).new_source is None

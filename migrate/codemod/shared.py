@@ -156,3 +156,9 @@ def in_graph_mode(ctx) -> bool:
         return True
     return any(isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
                and any(is_graph_switch(ctx, s) for s in node.body.body) for node in ctx.stack)
+
+
+# -- TF1 Dataset iterator methods (TFM109 rewrites them, TFM501 reads them as graph code) --
+# method -> the tf.compat.v1 function TF2 keeps for it
+DATASET_ITERATOR_METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
+                            "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}

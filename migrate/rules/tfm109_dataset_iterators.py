@@ -4,10 +4,10 @@ import libcst as cst
 from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, call
 from migrate.codemod.rule import Rule
+from migrate.codemod.shared import DATASET_ITERATOR_METHODS
 from migrate.codemod.signatures import bind, call_keywords, tf1_signature
 
-METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
-           "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}
+METHODS = DATASET_ITERATOR_METHODS
 PROPERTIES = {"output_types": "compat.v1.data.get_output_types",
               "output_shapes": "compat.v1.data.get_output_shapes",
               "output_classes": "compat.v1.data.get_output_classes"}

@@ -6,6 +6,8 @@ from typing import Optional
 
 import libcst as cst
 
+from migrate.codemod.shared import DATASET_ITERATOR_METHODS
+
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
@@ -156,6 +158,8 @@ class Detect:
         (``tensorflow.examples.tutorials``' MNIST reader, numpy out) and Python-side objects
         (a ``tf.train.Coordinator`` of threads) do not."""
         for call in _collect(stmt).calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in DATASET_ITERATOR_METHODS:
+                return True  # `dataset.make_initializable_iterator()`: TFM109 makes it tf.compat.v1
             name = self._tfname(call.func) or "tf.examples."
             if name.partition("tf.examples.")[0] and name not in PYTHON_SIDE \
                     and not name.startswith(PYTHON_SIDE_MODULES):
