@@ -88,7 +88,6 @@ class QueueInput:
     pipelines: List[Pipeline] = field(default_factory=list)
     dequeues: List[Dequeue] = field(default_factory=list)
     unconverted: List[Unconverted] = field(default_factory=list)
-    starts: List[cst.Call] = field(default_factory=list)  # start_queue_runners calls
 
     def why_not(self, nodes) -> Optional[str]:
         """Why the queue calls among ``nodes`` (ids) keep their queues, else None."""
@@ -163,9 +162,7 @@ class _Finder:
             self.block(body, False)
         for call in _calls(module):  # every queue call no pipeline took: with the reason
             name = self.name(call)
-            if name == START:
-                self.found.starts.append(call)
-            elif id(call) not in self.taken and (
+            if id(call) not in self.taken and (
                     name in PRODUCERS or name in BATCHES or name in READERS or name in OTHER_QUEUES):
                 why = f"{name} has no tf.data form here" if name in OTHER_QUEUES else \
                     f"{name} is in no producer -> batch pipeline that becomes tf.data"
@@ -188,10 +185,14 @@ class _Finder:
                     self.found.dequeues.append(Dequeue(
                         source.producer, PRODUCERS[self.name(call)], source.reader, source.read,
                         _shuffled(source.given)))
-                    self.taken.add(id(call))
-                    for extra in (source.reader, source.read):
-                        if extra is not None:
-                            self.taken |= {id(c) for c in _calls(extra) if self.name(c) in READERS}
+                    self.take(source)
+
+    def take(self, source: "_Source") -> None:
+        """The source's queue calls (its producer, its reader) are a rewrite's now."""
+        self.taken.add(id(_call(source.producer)))
+        for extra in (source.reader, source.read):
+            if extra is not None:
+                self.taken |= {id(c) for c in _calls(extra) if self.name(c) in READERS}
 
     def feeds_a_queue(self, stmts, source: "_Source") -> bool:
         """Do the source's elements reach a queue call (a batch left as a queue)?"""
@@ -239,14 +240,11 @@ class _Finder:
                 and not params[0].startswith("*") \
                 and [code(e.value) for e in tensors.value.elements] == params
             shuffled = name == "tf.train.shuffle_batch" or _shuffled(source.given)
-            pcall = _call(source.producer)
             self.found.pipelines.append(Pipeline(
-                source.producer, PRODUCERS[self.name(pcall)], source.reader, source.read, params,
-                elements, stmts[j], call, tensors, trivial, at_module, shuffled))
-            self.taken |= {id(call), id(pcall)}
-            for extra in (source.reader, source.read):
-                if extra is not None:
-                    self.taken |= {id(c) for c in _calls(extra) if self.name(c) in READERS}
+                source.producer, PRODUCERS[self.name(_call(source.producer))], source.reader,
+                source.read, params, elements, stmts[j], call, tensors, trivial, at_module, shuffled))
+            self.taken.add(id(call))
+            self.take(source)
             return None
         return f"{name}() whose input is not a slice_input_producer or string_input_producer " \
                "(with a reader) in the same block"

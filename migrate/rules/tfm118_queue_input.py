@@ -89,9 +89,7 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
                 [cst.AssignTarget(cst.Name(source))],
                 _shim(updated.body[0].value, "slice_input_producer"))]))
         else:
-            finding.replace(_call_of(p.producer), lambda updated: _shim(updated, "string_input_producer"))
-            reader = _call_of(p.reader) if p.reader is not None else p.read.body[0].value.func.value
-            finding.replace(reader, lambda updated: _shim(updated, self.ctx.v1(reader.func).split(".")[-1]))
+            self._files_source(finding, p)
             finding.replace(p.read, cst.RemovalSentinel.REMOVE)
         for stmt in p.elements:
             finding.replace(stmt, cst.RemovalSentinel.REMOVE)
@@ -132,11 +130,15 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
             finding.replace(_call_of(d.producer), lambda updated: cst.parse_expression(
                 f"shims.queues.dequeue({code(_shim(updated, producer))})"))
             return
-        finding.replace(_call_of(d.producer), lambda updated: _shim(updated, producer))
-        reader = _call_of(d.reader) if d.reader is not None else d.read.body[0].value.func.value
-        finding.replace(reader, lambda updated: _shim(updated, self.ctx.v1(reader.func).split(".")[-1]))
+        self._files_source(finding, d)
         finding.replace(_call_of(d.read), lambda updated: cst.parse_expression(
             f"shims.queues.dequeue({code(updated)})"))
+
+    def _files_source(self, finding, p) -> None:
+        """A string_input_producer and its reader become shims.queues's (TF1's arguments)."""
+        finding.replace(_call_of(p.producer), lambda updated: _shim(updated, "string_input_producer"))
+        reader = _reader_call(p)
+        finding.replace(reader, lambda updated: _shim(updated, self.ctx.v1(reader.func).split(".")[-1]))
 
     def _element_function(self, p: Pipeline, element: str, facts, line) -> list:
         """``def <element>(<params>): <per-element code>; return <batch's tensors>`` and the
@@ -160,8 +162,12 @@ def _replaced(p):
     """The queue API names the rewrite replaces (the producer's, the reader's)."""
     yield _call_of(p.producer).func
     if p.read is not None:
-        reader = _call_of(p.reader) if p.reader is not None else p.read.body[0].value.func.value
-        yield reader.func
+        yield _reader_call(p).func
+
+
+def _reader_call(p) -> cst.Call:
+    """The call making the reader: its own statement's, or inline (``tf.TFRecordReader().read(q)``)."""
+    return _call_of(p.reader) if p.reader is not None else p.read.body[0].value.func.value
 
 
 def _call_of(stmt) -> cst.Call:
