@@ -27,7 +27,8 @@ The functions take TF 1.15's arguments and keep its semantics: ``num_epochs`` ep
 forever, batches spanning epochs), the whole input reshuffled every epoch when ``shuffle``,
 ``batch`` dropping the final partial batch unless ``allow_smaller_final_batch`` and raising
 ``OutOfRangeError`` at the end, ``enqueue_many`` inputs split into elements, ``dynamic_pad``
-padding each batch to its longest element, a list of tensors given and a list returned.
+padding each batch to its longest element, a list of tensors given and a list returned (a
+list of one tensor gives that tensor, as TF1's batch did).
 Readers give TF1's ``(key, value)`` records: ``"file:line"`` keys for text lines,
 ``"file:offset"`` for TFRecords, ``"file:index"`` for fixed-length records, the file name
 for whole files. Thread counts and capacities only tuned TF1's queues; orders that TF1
@@ -74,6 +75,34 @@ def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=Non
     return _epochs(tf.data.Dataset.from_tensor_slices(strings), num_epochs, shuffle, seed)
 
 
+def _read(dataset: tf.data.Dataset):
+    """The next element, through one iterator: in a shims.GraphProgram every step reads it,
+    as every sess.run read the queue. In a TF1 graph (a program kept in graph mode) a
+    one-shot iterator cannot read a variable (``tf.train.match_filenames_once``'s file
+    list): that pipeline's iterator starts when the program starts its queue runners, as
+    TF1 started the queue's threads, once its variables were initialized."""
+    try:
+        iterator = tf.compat.v1.data.make_one_shot_iterator(dataset)
+    except ValueError:  # a stateful capture, graph mode only
+        iterator = tf.compat.v1.data.make_initializable_iterator(dataset)
+        tf.compat.v1.add_to_collection(tf.compat.v1.GraphKeys.QUEUE_RUNNERS,
+                                       _IteratorStart(iterator.initializer))
+    return _as_list(iterator.get_next())
+
+
+class _IteratorStart:
+    """In the graph's queue runners: ``start_queue_runners(sess)`` (the program's own call,
+    a monitored session's, a Supervisor's) initializes the iterator; no thread is needed."""
+
+    def __init__(self, initializer) -> None:
+        self.initializer = initializer
+        self.name = initializer.name
+
+    def create_threads(self, sess, coord=None, daemon=False, start=False):
+        sess.run(self.initializer)
+        return []
+
+
 def _as_list(value: Any) -> Any:
     """TF1's batch returned a list for a list (or tuple) of tensors; tf.data gives tuples."""
     return list(value) if isinstance(value, tuple) else value
@@ -93,9 +122,8 @@ def _batched(dataset: tf.data.Dataset, batch_size, enqueue_many: bool, dynamic_p
     dataset = dataset.padded_batch(batch_size, drop_remainder=drop) if dynamic_pad else \
         dataset.batch(batch_size, drop_remainder=drop)
     # TF1 filled the batch queue in the background (up to its capacity): so does the prefetch
-    dataset = dataset.prefetch(1)
-    # one iterator: in a shims.GraphProgram every step reads it, as every sess.run read the queue
-    return _as_list(tf.compat.v1.data.make_one_shot_iterator(dataset).get_next())
+    out = _read(dataset.prefetch(1))
+    return out[0] if isinstance(out, list) and len(out) == 1 else out  # TF1: one tensor in, one out
 
 
 def dequeue(elements: tf.data.Dataset):
@@ -103,7 +131,7 @@ def dequeue(elements: tf.data.Dataset):
     value)`` or a slice producer's row), read through one iterator."""
     if not isinstance(elements, tf.data.Dataset):
         raise TypeError(f"shims.queues.dequeue reads a tf.data.Dataset, not {type(elements).__name__}")
-    return _as_list(tf.compat.v1.data.make_one_shot_iterator(elements.prefetch(1)).get_next())
+    return _read(elements.prefetch(1))
 
 
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,

@@ -1,6 +1,7 @@
 """shims.queues (TFM118's runtime) against real TF 1.15's queues: the same records, keys and
 batches, epoch by epoch, read through a shims.GraphProgram as a Session read the queue."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -62,12 +63,15 @@ def fixed():
 def slices():
     f, l = tf.train.slice_input_producer(ROWS, shuffle=False, num_epochs=3)
     return tf.train.batch([f * 10, l], 4)
+def single():
+    f, = tf.train.slice_input_producer([ROWS[0]], shuffle=False, num_epochs=1)
+    return tf.train.batch([f * 3], 4)
 def many():
     f, l = tf.train.slice_input_producer(ROWS, shuffle=False, num_epochs=1)
     return tf.train.batch([tf.stack([f, f + 1]), tf.stack([l, l])], 3, enqueue_many=True)
 out = {}
 for name, make in [("text", text), ("records", records), ("fixed", fixed), ("slices", slices),
-                   ("many", many)]:
+                   ("single", single), ("many", many)]:
     with tf.Graph().as_default():
         batch = make()
         with tf.Session() as sess:
@@ -109,6 +113,8 @@ def test_pipelines_give_what_tf1_queues_gave():
         "fixed": lambda: q.batch(q.FixedLengthRecordReader(4, header_bytes=2, footer_bytes=1).read(
             q.string_input_producer(binary, num_epochs=1, shuffle=False)), 1),
         "slices": lambda: q.batch(q.slice_input_producer(rows, shuffle=False, num_epochs=3).map(element), 4),
+        "single": lambda: q.batch(q.slice_input_producer([rows[0]], shuffle=False, num_epochs=1).map(
+            lambda f: (f * 3,)), 4),
         "many": lambda: q.batch(q.slice_input_producer(rows, shuffle=False, num_epochs=1).map(pair), 3,
                                 enqueue_many=True),
     }
@@ -132,9 +138,65 @@ def test_a_shuffled_producer_gives_every_element_once_per_epoch():
             [np.arange(12)], num_epochs=3, seed=3), 4)}
 
     program = shims.GraphProgram(build)
-    seen = np.concatenate([program.run("x")[0] for _ in range(9)])
+    seen = np.concatenate([program.run("x") for _ in range(9)])  # one tensor in, one out
     for epoch in range(3):
         assert sorted(seen[epoch * 12:(epoch + 1) * 12].tolist()) == list(range(12))
     assert seen[:12].tolist() != list(range(12))
     with pytest.raises(tf.errors.OutOfRangeError):
         program.run("x")
+
+
+KEPT_IN_GRAPH_MODE = '''
+import os, tempfile
+import tensorflow as tf
+folder = tempfile.mkdtemp()
+for name, rows in (("a.csv", "1,2\\n3,4\\n"), ("b.csv", "5,6\\n7,8\\n9,10\\n")):
+    with open(os.path.join(folder, name), "w") as handle:
+        handle.write(rows)
+files = tf.train.match_filenames_once(os.path.join(folder, "*.csv"))
+queue = tf.train.string_input_producer(files, num_epochs=2, shuffle=False)
+reader = tf.TextLineReader()
+_, line = reader.read(queue)
+first, second = tf.decode_csv(line, record_defaults=[[0.0], [0.0]])
+pair = tf.stack([first, second])
+batch = tf.train.batch([pair], batch_size=3)
+total = tf.placeholder(tf.float32, [])
+scaled = batch[0] * total
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    feeds = {total: 1.0}
+    feeds[total] = 2.0  # a feed_dict changed after it was built: the program stays in graph mode
+    try:
+        while True:
+            print(sess.run(scaled, feed_dict=feeds).tolist())
+    except tf.errors.OutOfRangeError:
+        print("done")
+    coord.request_stop()
+    coord.join(threads)
+'''
+
+
+def test_a_pipeline_in_a_program_kept_in_graph_mode_reads_what_tf1_read(tmp_path):
+    """A program TFM501 keeps in graph mode still gets its pipeline as tf.data (TFM118). Its
+    file list is a variable (`match_filenames_once`), which a one-shot iterator cannot read
+    in a graph: the iterator starts when the program starts its queue runners, once its
+    variables are initialized, as TF1's queues did. Same batches as TF 1.15, then the end."""
+    import subprocess
+    import sys
+
+    want = tf1_oracle.run(KEPT_IN_GRAPH_MODE)
+    (tmp_path / "kept.py").write_text(KEPT_IN_GRAPH_MODE)
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    done = subprocess.run([exe, "upgrade", tmp_path / "kept.py", "--outtree", tmp_path / "out", "--no-cache"],
+                          capture_output=True, text=True, timeout=300)
+    assert "TFM501 Session program kept in TF1 graph mode" in done.stdout, done.stdout
+    migrated = (tmp_path / "out" / "kept.py").read_text()
+    assert "shims.queues.batch(" in migrated and "disable_eager_execution()" in migrated
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    run = subprocess.run([sys.executable, tmp_path / "out" / "kept.py"], capture_output=True, text=True,
+                         timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout == want and want.endswith("done\n"), (want, run.stdout)

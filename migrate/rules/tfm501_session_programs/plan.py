@@ -374,6 +374,15 @@ class Planner:
                 and first.func.attr.value == "restore" and _key(first.func.value, None) in savers
                 and bool(first.args) and _key(first.args[0].value, None) == session)
 
+    def _initializer_run(self, fetch, inits, self_name) -> bool:
+        """An initializer, a name bound to one, a `tf.group` of them (`sess.run(tf.group(init,
+        local_init))`) or a list of them (`sess.run([init, local_init])`)."""
+        if isinstance(fetch, (cst.List, cst.Tuple)) and fetch.elements:
+            return all(isinstance(e, cst.Element) and self._initializer_run(e.value, inits, self_name)
+                       for e in fetch.elements)
+        return self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits \
+            or self._initializer_group(fetch, inits)
+
     def _initializer_group(self, value, inits) -> bool:
         """``tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())``
         (or of names bound to initializers): running it initializes, nothing else."""
@@ -490,8 +499,7 @@ class Planner:
         if not call.args:
             raise _Blocked("sess.run() without fetches")
         fetch = call.args[0].value
-        if self._call_name(fetch) in INITIALIZERS or _key(fetch, self_name) in inits \
-                or self._initializer_group(fetch, inits):  # `sess.run(tf.group(init, local_init))`
+        if self._initializer_run(fetch, inits, self_name):
             return "init"
         problems = []  # the fetch and the feeds are both checked: all is said at once
         try:
