@@ -63,6 +63,12 @@ def fixed():
 def slices():
     f, l = tf.train.slice_input_producer(ROWS, shuffle=False, num_epochs=3)
     return tf.train.batch([f * 10, l], 4)
+def whole():
+    k, v = tf.WholeFileReader().read(tf.train.string_input_producer(CSV, num_epochs=1, shuffle=False))
+    return tf.train.batch([k, v], 1)
+def padded():
+    f, = tf.train.slice_input_producer([ROWS[0]], shuffle=False, num_epochs=1)
+    return tf.train.batch([tf.range(f % 4)], 3, dynamic_pad=True)
 def single():
     f, = tf.train.slice_input_producer([ROWS[0]], shuffle=False, num_epochs=1)
     return tf.train.batch([f * 3], 4)
@@ -71,7 +77,7 @@ def many():
     return tf.train.batch([tf.stack([f, f + 1]), tf.stack([l, l])], 3, enqueue_many=True)
 out = {}
 for name, make in [("text", text), ("records", records), ("fixed", fixed), ("slices", slices),
-                   ("single", single), ("many", many)]:
+                   ("whole", whole), ("padded", padded), ("single", single), ("many", many)]:
     with tf.Graph().as_default():
         batch = make()
         with tf.Session() as sess:
@@ -113,6 +119,10 @@ def test_pipelines_give_what_tf1_queues_gave():
         "fixed": lambda: q.batch(q.FixedLengthRecordReader(4, header_bytes=2, footer_bytes=1).read(
             q.string_input_producer(binary, num_epochs=1, shuffle=False)), 1),
         "slices": lambda: q.batch(q.slice_input_producer(rows, shuffle=False, num_epochs=3).map(element), 4),
+        "whole": lambda: q.batch(q.WholeFileReader().read(
+            q.string_input_producer(csv, num_epochs=1, shuffle=False)), 1),
+        "padded": lambda: q.batch(q.slice_input_producer([rows[0]], shuffle=False, num_epochs=1).map(
+            lambda f: (tf.range(f % 4),)), 3, dynamic_pad=True),
         "single": lambda: q.batch(q.slice_input_producer([rows[0]], shuffle=False, num_epochs=1).map(
             lambda f: (f * 3,)), 4),
         "many": lambda: q.batch(q.slice_input_producer(rows, shuffle=False, num_epochs=1).map(pair), 3,
