@@ -96,7 +96,6 @@ class _IteratorStart:
 
     def __init__(self, initializer) -> None:
         self.initializer = initializer
-        self.name = initializer.name
 
     def create_threads(self, sess, coord=None, daemon=False, start=False):
         sess.run(self.initializer)

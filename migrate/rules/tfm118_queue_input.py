@@ -75,12 +75,8 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
 
     def _rewrite(self, p: Pipeline) -> None:
         name = self.ctx.v1(p.batch_call.func)
-        message = f"{name} over a {'string' if p.kind == 'string' else 'slice'}_input_producer " \
-                  "queue becomes a tf.data pipeline (shims.queues): queues and their threads do not " \
-                  "exist in eager TF2"
-        if p.shuffled:
-            message += "; shuffled: the same elements in another random order than TF1's queues drew"
-        finding = self.report(p.batch_call, message)
+        finding = self.report(p.batch_call, _message(f"{name} over a {p.kind}_input_producer queue",
+                                                     p.shuffled))
         finding.add_import("import shims")
         facts = self.ctx.facts
         if p.kind == "slice":
@@ -119,11 +115,7 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
     def _dequeue(self, d: Dequeue) -> None:
         """No batch: the program takes the elements one per run (``shims.queues.dequeue``)."""
         name = self.ctx.v1(_call_of(d.producer).func)
-        message = f"{name} read one element per run becomes a tf.data pipeline (shims.queues): " \
-                  "queues and their threads do not exist in eager TF2"
-        if d.shuffled:
-            message += "; shuffled: the same elements in another random order than TF1's queues drew"
-        finding = self.report(_call_of(d.producer), message)
+        finding = self.report(_call_of(d.producer), _message(f"{name} read one element per run", d.shuffled))
         finding.add_import("import shims")
         producer = name.split(".")[-1]
         if d.kind == "slice":
@@ -156,6 +148,14 @@ images, labels = shims.queues.batch(input_queue.map(queue_element), batch_size=3
         blank = [cst.EmptyLine(indent=False)] * (2 if p.at_module else 1)
         func = func.with_changes(body=func.body.with_changes(body=body), leading_lines=blank)
         return [func, line.with_changes(leading_lines=blank)]
+
+
+def _message(what: str, shuffled: bool) -> str:
+    message = f"{what} becomes a tf.data pipeline (shims.queues): queues and their threads do not " \
+              "exist in eager TF2"
+    if shuffled:
+        message += "; shuffled: the same elements in another random order than TF1's queues drew"
+    return message
 
 
 def _replaced(p):

@@ -53,19 +53,18 @@ class Converter:
         if plan.self_name:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
-        elif plan.supervisor is not None:  # `sv = shims.Supervisor(program, ...)` before its session
-            for call in plan.runs:
-                plan.program_of[id(call)] = plan.session
-            finding.remove(plan.supervisor)
-            made = plan.supervisor
-            finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _program_first(
-                self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"), updated]))
         elif plan.monitored:  # the session stays, over the program: its runs are its own
             for call in plan.runs:
                 plan.program_of[id(call)] = plan.session
-            shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
-            finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-                [*definition(), _monitored_over(updated, program, shim)]))
+            if plan.supervisor is not None:  # `sv = shims.Supervisor(program, ...)` before its session
+                finding.remove(plan.supervisor)
+                made = plan.supervisor
+                finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _program_first(
+                    self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"), updated]))
+            else:
+                shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
+                finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                    [*definition(), _monitored_over(updated, program, shim)]))
         else:
             def replacement(updated):
                 new = definition()

@@ -297,12 +297,10 @@ class Planner:
             handled |= {id(n) for n, _ in _collect(call.func.value, self_name=self_name).reads}
             if kind == "should_stop":
                 continue
-            if kind == "supervisor_saver":
+            if kind in ("supervisor_saver", "queue_runners"):  # the session given to them is handled
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
-                continue
-            if kind == "queue_runners":
-                handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
-                plan.queue_runners.append(call)
+                if kind == "queue_runners":
+                    plan.queue_runners.append(call)
                 continue
             if kind in ("run", "init", "run_method"):
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
