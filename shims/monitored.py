@@ -20,7 +20,9 @@ default, or ``save_checkpoint_steps``), then the hooks in the order given
 (``chief_only_hooks`` first); a hook's ``request_stop()`` makes ``should_stop()`` true;
 leaving the block ends the hooks and saves the last step. Hooks follow
 ``shims.estimator``'s protocol (fetches by graph name; there is no Session, so
-``after_create_session`` and ``end`` get ``None``). Checkpoints are TF1 name-based.
+``after_create_session`` and ``end`` get a ``ProgramSession`` whose ``run`` runs graph
+values of the program). Checkpoints are TF1 name-based; the program's summary writers
+are flushed when the session closes.
 """
 from __future__ import annotations
 
@@ -32,7 +34,8 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
-from shims.estimator.hooks import SessionRunContext, SessionRunValues, check_hook, fetch_names
+from shims.estimator.hooks import (ProgramSession, SessionRunContext, SessionRunValues, check_hook,
+                                   fetch_names)
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
@@ -81,8 +84,9 @@ class MonitoredTrainingSession:
         latest = self._restore_from()
         if latest is not None:
             program.restore(latest)
-        for hook in self._hooks:
-            hook.after_create_session(None, None)
+        with program.as_default():  # TF1 hooks ran with the graph as the default
+            for hook in self._hooks:
+                hook.after_create_session(ProgramSession(program), None)
         if saving:  # it saves the state the run starts from
             self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
                                           *self._schedule)
@@ -98,7 +102,8 @@ class MonitoredTrainingSession:
         """One step: the hooks' before_run, the run, the checkpoint schedule, their after_run."""
         if self._closed:
             raise RuntimeError("Run called on a closed MonitoredTrainingSession")
-        requests = [hook.before_run(self._context) for hook in self._hooks]
+        with self._program.as_default():
+            requests = [hook.before_run(self._context) for hook in self._hooks]
         asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
         # the global step the run reached (StopAtStepHook's fetch) is read after the run
         after = {i: r for i, r in asked.items() if r == STEP_AFTER}
@@ -111,8 +116,9 @@ class MonitoredTrainingSession:
             results.update({i: step for i in after})
         if self._saver is not None:  # TF1's chief saver hook comes before the program's hooks
             self._saver.after_step(self._global_step())
-        for i, hook in enumerate(self._hooks):
-            hook.after_run(self._context, SessionRunValues(results.get(str(i)), None, None))
+        with self._program.as_default():
+            for i, hook in enumerate(self._hooks):
+                hook.after_run(self._context, SessionRunValues(results.get(str(i)), None, None))
         return out["fetches"]
 
     def should_stop(self) -> bool:
@@ -125,8 +131,10 @@ class MonitoredTrainingSession:
         self._closed = True
         if self._saver is not None:
             self._saver.end(self._global_step())
-        for hook in self._hooks:
-            hook.end(None)
+        with self._program.as_default():
+            for hook in self._hooks:
+                hook.end(ProgramSession(self._program))
+        self._program.flush_summary_writers()
 
     def __enter__(self) -> "MonitoredTrainingSession":
         return self
@@ -188,7 +196,7 @@ class _SupervisedSession:
         return out
 
     def close(self) -> None:
-        pass
+        self._supervisor._program.flush_summary_writers()
 
 
 class Supervisor:

@@ -48,8 +48,10 @@ import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops, iterator_ops
 from tensorflow.python.data.util import structure as _structure
 from tensorflow.python.framework import ops
-from tensorflow.python.ops import gen_dataset_ops
+from tensorflow.python.ops import gen_dataset_ops, gen_summary_ops
+from tensorflow.python.ops import resource_variable_ops, summary_ops_v2
 from tensorflow.python.ops import variable_scope as vs
+from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
 
 from shims._layer import _EagerVariableStore
@@ -94,6 +96,7 @@ class _Building(threading.local):
     graph = None
     keys: set = set()  # variable names taken in the trace being built
     iterators: list = []  # (iterator, one-shot?) made in the trace being built, in order
+    writers: int = 0  # summary writers made in the trace being built
 
 
 _BUILDING = _Building()
@@ -125,6 +128,28 @@ for _fn, _at in (("create_slot", 2), ("create_slot_with_initializer", 4), ("crea
 _BUILD_HOOKS: List[Callable[["GraphProgram"], None]] = []
 
 
+def _init_from_checkpoint(original):
+    """``tf.compat.v1.train.init_from_checkpoint`` while a program builds. TF1 replaced the
+    variables' initializers with reads from the checkpoint, so the program's init run
+    loaded them (BERT's fine-tuning starts this way from the pre-trained weights); a
+    later restore of the program's own checkpoint still won. Here variables are
+    initialized when created, so the assignments are resolved as TF1 resolved them
+    (a variable, a TF1 name, a partitioned variable's parts, or ``"scope/": "scope/"``)
+    over the variables created so far, and applied once the program is built, before a
+    restore."""
+    def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+        program = _BUILDING.program
+        if program is None or ops.get_default_graph() is not _BUILDING.graph:
+            return original(ckpt_dir_or_file, assignment_map)
+        if not program._state.built:  # later traces find the same variables, already loaded
+            program._checkpoint_initializers(ckpt_dir_or_file, assignment_map)
+        return None
+
+    return init_from_checkpoint
+
+
+
+
 def _shared_iterator(make, one_shot: bool):
     """A TF1 graph has one iterator per ``make_*_iterator`` call, and every ``sess.run``
     reads it. Steps here are separate functions, so each would read a copy of its own (a
@@ -147,6 +172,55 @@ dataset_ops.DatasetV1._make_one_shot_iterator = _shared_iterator(
     dataset_ops.DatasetV1._make_one_shot_iterator, True)
 dataset_ops.DatasetV1._make_initializable_iterator = _shared_iterator(
     dataset_ops.DatasetV1._make_initializable_iterator, False)
+_checkpoint_utils._init_from_checkpoint = _init_from_checkpoint(_checkpoint_utils._init_from_checkpoint)
+
+
+def _program_writers():
+    """A TF1 graph made its summary writers once (``tf.contrib.summary.create_file_writer``,
+    TPUEstimator host calls); TF2 makes one, eagerly, each time the code runs, and deletes
+    it with its Python object. While a program builds, the n-th writer of every trace is
+    the program's n-th writer: made and opened once (one event file, as in TF1), kept as
+    long as the program, flushed by :meth:`GraphProgram.flush_summary_writers` (and
+    closed with the program)."""
+    make, open_file = gen_summary_ops.summary_writer, gen_summary_ops.create_summary_file_writer
+    deleter = summary_ops_v2._ResourceSummaryWriter._set_up_resource_deleter
+
+    def summary_writer(*args, **kwargs):
+        program = _BUILDING.program
+        if program is None or not tf.executing_eagerly():
+            return make(*args, **kwargs)
+        writers, n = program._state.writers, _BUILDING.writers
+        _BUILDING.writers += 1
+        if n == len(writers):
+            handle = make(*args, **kwargs)
+            writers.append(handle)
+            program._state.writer_deleters.append(
+                resource_variable_ops.EagerResourceDeleter(handle=handle, handle_device="cpu:0"))
+            program._state.writers_to_open.append(handle)
+        return writers[n]
+
+    def create_summary_file_writer(writer, *args, **kwargs):
+        program = _BUILDING.program
+        if program is None or not any(writer is w for w in program._state.writers):
+            return open_file(writer, *args, **kwargs)
+        if any(writer is w for w in program._state.writers_to_open):
+            program._state.writers_to_open = [w for w in program._state.writers_to_open
+                                              if w is not writer]
+            return open_file(writer, *args, **kwargs)
+        return None  # opened by an earlier trace
+
+    def set_up_resource_deleter(writer):
+        program = _BUILDING.program
+        if program is not None and any(writer._resource is w for w in program._state.writers):
+            return  # the program deletes it
+        deleter(writer)
+
+    gen_summary_ops.summary_writer = summary_writer
+    gen_summary_ops.create_summary_file_writer = create_summary_file_writer
+    summary_ops_v2._ResourceSummaryWriter._set_up_resource_deleter = set_up_resource_deleter
+
+
+_program_writers()
 
 
 def add_build_hook(hook: Callable[["GraphProgram"], None]) -> None:
@@ -241,9 +315,14 @@ class GraphProgram(tf.Module):
         state.concrete = {}     # (fetches, feeds) -> its traced step (a _Step)
         state.ops = set()       # returned names whose value is an op (fetching gives None)
         state.built = False
+        state.graph = None      # the graph of the first build (see as_default)
         state.trace_iterators = []  # (iterator, one-shot?) of the latest trace
         state.iterators = []    # the program's tf.data iterator resources, in creation order
         state.traced = False    # build has run once: later traces print nothing (see _quiet)
+        state.from_checkpoint = []  # (variable, checkpoint file, tensor name, slice) to load at build
+        state.writers = []      # summary writer resources, made once (see _program_writers)
+        state.writers_to_open = []
+        state.writer_deleters = []
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
 
@@ -360,9 +439,16 @@ class GraphProgram(tf.Module):
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
-        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators)
-        _BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators = self, graph, set(), []
+        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators,
+                 _BUILDING.writers)
+        (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators,
+         _BUILDING.writers) = self, graph, set(), [], 0
         try:
+            # a step graph shares the variable collections of the graph around it, so every
+            # program would list every other program's variables (an Estimator's evaluate
+            # would see its train() program's); each program has its own, as TF1's graphs did
+            for collection in (_GLOBAL, _TRAINABLE, _LOCAL):
+                graph.clear_collection(collection)
             for variable in self._state.order:  # what earlier traces created, as TF1 listed it
                 self._register(graph, variable)
             with _updates_to_collection(graph), \
@@ -374,7 +460,8 @@ class GraphProgram(tf.Module):
             self._state.traced = True
         finally:
             self._state.trace_iterators = _BUILDING.iterators
-            _BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators = outer
+            (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators,
+             _BUILDING.writers) = outer
             scopes[:] = saved_scopes
         if not isinstance(values, Mapping):
             raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
@@ -408,12 +495,95 @@ class GraphProgram(tf.Module):
                            experimental_attributes={"_disable_acd": True})
         self._state.steps[key] = step
         if not self._state.built:
-            step.get_concrete_function()  # creates the variables
+            self._state.graph = step.get_concrete_function().graph  # creates the variables
             self._state.built = True
+            self._load_checkpoint_initializers()
             self._start_one_shot_iterators()
             for hook in _BUILD_HOOKS:
                 hook(self)
         return step
+
+    def _checkpoint_initializers(self, ckpt_dir_or_file, assignment_map) -> None:
+        """Resolve one ``init_from_checkpoint`` call as TF 1.15 did (its checks and errors),
+        recording what to load (see ``_init_from_checkpoint``)."""
+        ckpt_file = _checkpoint_utils._get_checkpoint_filename(ckpt_dir_or_file)
+        if ckpt_file is None:
+            raise ValueError(f"init_from_checkpoint: no checkpoint in {ckpt_dir_or_file}")
+        shapes = _checkpoint_utils.load_checkpoint(ckpt_file).get_variable_to_shape_map()
+        known = {self.name_of(v): v for v in self._state.order}  # created so far, by TF1 name
+        pairs = assignment_map.items() if isinstance(assignment_map, Mapping) else assignment_map
+
+        def parts(name):
+            found, i = [], 0
+            while f"{name}/part_{i}" in known:
+                found.append(known[f"{name}/part_{i}"])
+                i += 1
+            return found or None
+
+        def record(target, tensor_name):
+            if tensor_name not in shapes:
+                raise ValueError(f"Tensor {tensor_name} is not found in {ckpt_dir_or_file} "
+                                 f"checkpoint {shapes}")
+            if isinstance(target, (list, tuple)):
+                for part in target:
+                    self._state.from_checkpoint.append(
+                        (part, ckpt_file, tensor_name, part._save_slice_info.spec))
+                return
+            if not target.shape.is_compatible_with(shapes[tensor_name]):
+                raise ValueError(f"Shape of variable {target.name} ({target.shape}) doesn't match "
+                                 f"with shape of tensor {tensor_name} ({shapes[tensor_name]}) "
+                                 "from checkpoint reader.")
+            self._state.from_checkpoint.append((target, ckpt_file, tensor_name, ""))
+
+        for tensor_name, current in sorted(pairs, key=lambda pair: pair[0]):
+            if isinstance(current, tf.Variable) or (
+                    isinstance(current, list) and all(isinstance(v, tf.Variable) for v in current)):
+                record(current, tensor_name)
+                continue
+            target = known[current] if current in known else parts(current)
+            if target is not None:
+                record(target, tensor_name)
+                continue
+            scope = current[:current.rindex("/")] if "/" in current else ""
+            if not tensor_name.endswith("/"):
+                raise ValueError(f"Assignment map with scope only name {scope} should map to scope "
+                                 f"only {tensor_name}. Should be 'scope/': 'other_scope/'.")
+            names = {n[:n.index("/part_")] if "/part_" in n else n for n in known
+                     if not scope or n.startswith(scope + "/")}
+            for name in sorted(names):
+                full = name[len(scope):]
+                if current != "/":
+                    full = full[1:]
+                if tensor_name != "/":
+                    full = tensor_name + full
+                full = full[:-1] if full.endswith("/") else full
+                if full not in shapes:
+                    raise ValueError(f"Tensor {full} ({name[len(scope) + 1:]} in {tensor_name}) is "
+                                     f"not found in {ckpt_dir_or_file} checkpoint")
+                record(known[name] if name in known else parts(name), full)
+
+    def _load_checkpoint_initializers(self) -> None:
+        """Load what ``init_from_checkpoint`` named: the variables' initial values."""
+        from tensorflow.python.ops import io_ops
+
+        for variable, ckpt_file, tensor_name, slice_spec in self._state.from_checkpoint:
+            value = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec],
+                                      [variable.dtype.base_dtype])[0]
+            variable.assign(value)
+        self._state.from_checkpoint = []
+
+    def flush_summary_writers(self) -> None:
+        """Write out what the program's summary writers hold (TF1 did when its session
+        ended: Estimator.train's end, a monitored session's close)."""
+        for writer in self._state.writers:
+            gen_summary_ops.flush_summary_writer(writer)
+
+    def as_default(self):
+        """The program's graph as the default graph, as TF1 code run between steps (a
+        hook's ``before_run`` calling ``get_default_graph().get_tensor_by_name(...)``)
+        found it; what such code fetches by name is found in every step."""
+        self._ensure_built()
+        return self._state.graph.as_default()
 
     def _iterator(self, dataset, one_shot: bool):
         """The program's n-th iterator, bound in this trace to ``dataset`` (see

@@ -109,3 +109,78 @@ def test_numpy_input_fn_and_train_and_evaluate(tmp_path):
     assert result["global_step"] == 4 and np.isfinite(result["loss"])
     with pytest.raises(ValueError, match="shuffle"):
         estimator.inputs.numpy_input_fn(np.ones((2, 3)))
+
+
+def test_hooks_get_the_graph_and_a_session_as_in_tf1(tmp_path):
+    """What TF1 hooks do with the session and the graph: `before_run` finding a tensor
+    through `get_default_graph()` (it raised KeyError: no such tensor in the eager
+    context), and `after_create_session` / `end` calling `session.run` (they got None)."""
+    class Reader(estimator.SessionRunHook):
+        def __init__(self):
+            self.kernel, self.steps, self.final = None, [], None
+
+        def after_create_session(self, session, coord):
+            self.kernel = session.run("out/kernel:0")
+
+        def before_run(self, run_context):
+            graph = tf.compat.v1.get_default_graph()
+            return estimator.SessionRunArgs((graph.get_tensor_by_name("out/BiasAdd:0"),
+                                             tf.compat.v1.train.get_global_step()))
+
+        def after_run(self, run_context, run_values):
+            out, step = run_values.results
+            assert out.shape == (2, 1)
+            self.steps.append(int(step))
+
+        def end(self, session):
+            self.final = session.run({"step": tf.compat.v1.train.get_global_step()})
+
+    hook = Reader()
+    model = estimator.Estimator(lambda features, labels, mode: spec_for(mode, labels, features), str(tmp_path))
+    model.train(input_fn, steps=3, hooks=[hook])
+    assert hook.kernel.shape == (3, 1) and hook.steps == [1, 2, 3] and hook.final == {"step": 3}
+
+
+def test_tpu_estimator_spec_on_cpu(tmp_path):
+    """TPUEstimator(use_tpu=False), TF 1.15's CPU path: params["batch_size"] from
+    train_batch_size, eval_metrics as (fn, tensors), scaffold_fn called, a host call run
+    with every step; a malformed eval_metrics is one clear error."""
+    seen = {"batch": [], "scaffold": 0, "host": []}
+
+    def model_fn(features, labels, mode, params):
+        seen["batch"].append(params["batch_size"])
+        out = tf.compat.v1.layers.dense(features, 1, name="out")
+        loss = tf.reduce_mean(tf.square(out - labels))
+
+        def scaffold_fn():
+            seen["scaffold"] += 1
+            return tf.compat.v1.train.Scaffold()
+
+        if mode == estimator.ModeKeys.EVAL:
+            return estimator.TPUEstimatorSpec(mode, loss=loss, scaffold_fn=scaffold_fn, eval_metrics=(
+                lambda labels, out: {"mse": tf.compat.v1.metrics.mean_squared_error(labels, out)},
+                [labels, out]))
+        step = tf.compat.v1.train.get_global_step()
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+        host = (lambda s: tf.py_function(lambda v: seen["host"].append(int(v[0])) or 0, [s], tf.int64),
+                [tf.reshape(step, [1])])
+        return estimator.TPUEstimatorSpec(mode, loss=loss, train_op=train_op, scaffold_fn=scaffold_fn,
+                                          host_call=host)
+
+    def batched(params):
+        return tf.data.Dataset.from_tensors((np.ones((3,), "float32"), np.ones((1,), "float32"))).repeat(
+        ).batch(params["batch_size"])
+
+    config = estimator.RunConfig(model_dir=str(tmp_path),
+                                 tpu_config=estimator.TPUConfig(iterations_per_loop=4))
+    model = estimator.TPUEstimator(model_fn=model_fn, config=config, use_tpu=False, train_batch_size=4,
+                                   eval_batch_size=2)
+    model.train(batched, max_steps=3)
+    result = model.evaluate(lambda params: batched(params).take(2))
+    assert seen["batch"][0] == 4 and seen["batch"][-1] == 2 and seen["scaffold"] >= 2
+    assert len(seen["host"]) == 3 and "mse" in result and result["global_step"] == 3
+    with pytest.raises(ValueError, match="iterations_per_loop"):
+        estimator.TPUConfig(iterations_per_loop=0)
+    bad = estimator.TPUEstimatorSpec("eval", loss=tf.constant(1.0), eval_metrics={"mse": None})
+    with pytest.raises(ValueError, match=r"eval_metrics must be \(fn, tensors\)"):
+        bad.as_estimator_spec()

@@ -1,6 +1,7 @@
 """shims.GraphProgram with real TensorFlow: sess.run semantics, TF1 names (as real TF 1.15
 gives them), checkpoints."""
 import inspect
+import os
 import json
 import textwrap
 
@@ -177,3 +178,46 @@ def test_a_fetched_variable_is_read_after_the_fetched_ops_ran(tf1_python):
         got.append([w.ravel().tolist(), int(s)])
     assert [s for _, s in got] == [s for _, s in want] == [1, 2, 3]
     np.testing.assert_allclose([w for w, _ in got], [w for w, _ in want], rtol=1e-6)
+
+
+def test_each_program_lists_only_its_own_variables():
+    """A step graph shares the variable collections of the graph around it: a second
+    program (an Estimator's evaluate after train, a fine-tuning model after pre-training)
+    listed the first one's variables in `trainable_variables()`, so BERT's assignment map
+    named weights of another model."""
+    seen = {}
+
+    def first(x):
+        return {"y": tf.compat.v1.layers.dense(x, 2, name="pretrain_head")}
+
+    def second(x):
+        y = tf.compat.v1.layers.dense(x, 2, name="classifier")
+        seen["trainable"] = [v.name for v in tf.compat.v1.trainable_variables()]
+        seen["global"] = [v.name for v in tf.compat.v1.global_variables()]
+        return {"y": y}
+
+    shims.GraphProgram(first, x=tf.TensorSpec([None, 3], tf.float32)).run("y", x=np.ones((1, 3), "float32"))
+    shims.GraphProgram(second, x=tf.TensorSpec([None, 3], tf.float32)).run("y", x=np.ones((1, 3), "float32"))
+    assert sorted(seen["trainable"]) == sorted(seen["global"]) == ["classifier/bias:0", "classifier/kernel:0"]
+
+
+def test_summary_writers_are_made_once_per_program(tmp_path):
+    """`tf.contrib.summary.create_file_writer` in graph code (a TPUEstimator host call): TF2
+    made a writer per traced step and deleted it with its Python object, so the steps
+    failed (`Resource ... SummaryWriterInterface does not exist`) and each trace left an
+    event file. A program's writers are made once, one event file, flushed on request."""
+    def build(x):
+        with tf.summary.create_file_writer(str(tmp_path)).as_default(), tf.summary.record_if(True):
+            written = tf.summary.scalar("x", x, step=tf.constant(1, tf.int64))
+        return {"written": written, "double": x * 2.0}
+
+    program = shims.GraphProgram(build, x=tf.TensorSpec([], tf.float32))
+    assert program.run("double", x=1.0) == 2.0
+    for value in (3.0, 4.0):
+        program.run("written", x=value)
+    program.flush_summary_writers()
+    files = os.listdir(tmp_path)
+    assert len(files) == 1, files
+    values = [float(tf.make_ndarray(v.tensor)) for e in tf.compat.v1.train.summary_iterator(
+        str(tmp_path / files[0])) for v in e.summary.value]
+    assert values == [3.0, 4.0]

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import tf1_oracle
@@ -357,3 +358,165 @@ def test_a_supervised_program_resumes_a_tf1_logdir_as_tf1_does(tmp_path, tf1_pyt
     assert len(numbers) == len(mine), got
     for a, b in zip(numbers, mine):
         assert a == pytest.approx(b, rel=1e-5, abs=1e-5), (want, got)
+
+
+PRETRAIN = '''
+import tensorflow as tf
+with tf.variable_scope("bert"):
+    tf.get_variable("w", [3, 2], initializer=tf.random_normal_initializer(seed=1))
+    tf.get_variable("b", [2], initializer=tf.constant_initializer(0.25))
+tf.layers.dense(tf.ones([1, 2]), 2, kernel_initializer=tf.random_normal_initializer(seed=2), name="head")
+tf.get_variable("other/v", [2], initializer=tf.constant_initializer(3.0))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    tf.train.Saver().save(sess, "pretrained/model.ckpt")
+'''
+
+FINE_TUNE = '''"""Fine-tuning from a pre-trained checkpoint, each form of init_from_checkpoint's map."""
+import sys
+import numpy as np
+import tensorflow as tf
+
+CKPT = sys.argv[1]
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 2])
+with tf.variable_scope("bert"):
+    w = tf.get_variable("w", [3, 2], initializer=tf.zeros_initializer())
+    b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+h = tf.layers.dense(tf.matmul(x, w) + b, 2, kernel_initializer=tf.zeros_initializer(), name="head")
+v = tf.get_variable("mine", [2], initializer=tf.zeros_initializer())
+loss = tf.reduce_mean(tf.square(h + v - y))
+tf.train.init_from_checkpoint(CKPT, {"bert/": "bert/"})            # scope to scope
+tf.train.init_from_checkpoint(CKPT, {"head/kernel": "head/kernel"})  # a layer's weight by name
+tf.train.init_from_checkpoint(CKPT, {"other/v": v})                  # a variable object
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+data = np.arange(12, dtype="float32").reshape(4, 3) / 10.0
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print("START", " ".join("%.6f" % v for v in np.concatenate(
+        [a.ravel() for a in sess.run([w, b, v] + tf.trainable_variables())])))
+    losses = [sess.run([train, loss], {x: data, y: np.ones((4, 2), "float32")})[1] for _ in range(4)]
+    print("LOSSES", " ".join("%.6f" % v for v in losses))
+'''
+
+
+def test_init_from_checkpoint_starts_from_the_pretrained_weights_as_tf1(tmp_path, tf1_python):
+    """BERT's fine-tuning form: `tf.train.init_from_checkpoint` replaced initializers in
+    TF1. The converted program ignored it (every weight from its own initializer, exit 0,
+    "0 remaining"); it now starts from the checkpoint, for a scope map, a name and a
+    variable, and trains on as TF 1.15 does (plain runs: verify --program's shared initial
+    values would hide the difference)."""
+    ckpt = os.path.join(tf1_oracle.saved(PRETRAIN), "pretrained", "model.ckpt")
+    (tmp_path / "fine_tune.py").write_text(FINE_TUNE)
+    migrate(tmp_path / "fine_tune.py", tmp_path / "out")
+    migrated = (tmp_path / "out" / "fine_tune.py").read_text()
+    assert "Session" not in migrated and "placeholder" not in migrated, migrated
+    want = tf1_oracle.run_script(tmp_path / "fine_tune.py", ckpt)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    run = subprocess.run([sys.executable, "fine_tune.py", ckpt], cwd=tmp_path / "out",
+                         capture_output=True, text=True, timeout=300, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [{line.split()[0]: [float(v) for v in line.split()[1:]] for line in out.splitlines()}
+            for out in (want, run.stdout)]
+    assert rows[0]["START"][8:10] == [3.0, 3.0] and rows[0]["START"][6:8] == [0.25, 0.25]
+    for key, values in rows[0].items():
+        np.testing.assert_allclose(rows[1][key], values, rtol=1e-5, atol=1e-6, err_msg=key)
+    broken = migrated.replace('{"head/kernel": "head/kernel"}', '{"head/gone": "head/kernel"}')
+    (tmp_path / "out" / "broken.py").write_text(broken)
+    failed = subprocess.run([sys.executable, "broken.py", ckpt], cwd=tmp_path / "out",
+                            capture_output=True, text=True, timeout=300, env=env)
+    assert failed.returncode != 0 and "Tensor head/gone is not found in" in failed.stderr
+
+
+CLUSTER = '''"""Between-graph replication as TF 1.x's distributed guide wrote it (one parameter server,
+workers, replica_device_setter, MonitoredTrainingSession(master=server.target))."""
+import argparse
+import sys
+import numpy as np
+import tensorflow as tf
+
+FLAGS = None
+
+
+def main(_):
+    cluster = tf.train.ClusterSpec({"ps": FLAGS.ps_hosts.split(","), "worker": FLAGS.worker_hosts.split(",")})
+    server = tf.train.Server(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)
+    if FLAGS.job_name == "ps":
+        server.join()
+    elif FLAGS.job_name == "worker":
+        with tf.device(tf.train.replica_device_setter(
+                worker_device="/job:worker/task:%d" % FLAGS.task_index, cluster=cluster)):
+            x = tf.placeholder(tf.float32, [None, 3])
+            y = tf.placeholder(tf.float32, [None, 1])
+            w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+            global_step = tf.train.get_or_create_global_step()
+            train_op = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=global_step)
+        rng = np.random.RandomState(FLAGS.task_index)
+        losses = []
+        with tf.train.MonitoredTrainingSession(master=server.target, is_chief=(FLAGS.task_index == 0),
+                                               checkpoint_dir=FLAGS.log_dir,
+                                               hooks=[tf.train.StopAtStepHook(last_step=20)]) as sess:
+            while not sess.should_stop():
+                data = rng.randn(8, 3).astype(np.float32)
+                losses.append(sess.run([train_op, loss], feed_dict={x: data, y: data.sum(1, keepdims=True)})[1])
+        print("LOSSES", " ".join("%.6f" % v for v in losses))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):
+        parser.add_argument("--" + flag, type=str, default="")
+    parser.add_argument("--task_index", type=int, default=0)
+    FLAGS, unparsed = parser.parse_known_args()
+    tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)
+'''
+
+
+def _free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def _on_localhost(python, source, log_dir):
+    """A parameter server and one worker (the chief) on loopback ports: the chief's output.
+    The server never returns by itself (`server.join()`); it is killed once the chief ends."""
+    hosts = ["--ps_hosts=localhost:%d" % _free_port(), "--worker_hosts=localhost:%d" % _free_port(),
+             "--log_dir=%s" % log_dir]
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
+        env.pop(key, None)
+    ps = subprocess.Popen([python, str(source), *hosts, "--job_name=ps"], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        chief = subprocess.run([python, str(source), *hosts, "--job_name=worker", "--task_index=0"],
+                               env=env, capture_output=True, text=True, timeout=300)
+    finally:
+        ps.kill()
+        ps.wait()
+    assert chief.returncode == 0, chief.stderr[-3000:]
+    return chief.stdout
+
+
+def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
+    """#27: between-graph replication was converted into one eager process (the server's
+    target ignored): each worker would train a private copy, or crash on the device
+    function. It stays in graph mode with a finding naming tf.distribute, and runs on a
+    parameter server and a chief on localhost as on TF 1.15: the same losses, the chief's
+    checkpoint at the last step."""
+    (tmp_path / "cluster.py").write_text(CLUSTER)
+    done = migrate(tmp_path / "cluster.py", tmp_path / "out")
+    assert "a program on a TF1 cluster (tf.train.replica_device_setter, master=server.target)" in done.stdout
+    assert "MultiWorkerMirroredStrategy or ParameterServerStrategy" in done.stdout
+    assert "tf.compat.v1.disable_eager_execution()" in (tmp_path / "out" / "cluster.py").read_text()
+    want = _on_localhost(tf1_python, tmp_path / "cluster.py", tmp_path / "tf1")
+    got = _on_localhost(sys.executable, tmp_path / "out" / "cluster.py", tmp_path / "tf2")
+    assert want.split()[0] == got.split()[0] == "LOSSES" and len(want.split()) == len(got.split()) == 21
+    np.testing.assert_allclose([float(v) for v in got.split()[1:]], [float(v) for v in want.split()[1:]],
+                               rtol=1e-5, atol=1e-6)
+    for side in ("tf1", "tf2"):
+        assert (tmp_path / side / "model.ckpt-20.index").exists()

@@ -36,7 +36,7 @@ from shims._saving import CheckpointSaver
 from shims.program import GraphProgram
 
 from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
-                                   NanTensorHook, SessionRunArgs, SessionRunContext, SessionRunHook,
+                                   NanTensorHook, ProgramSession, SessionRunArgs, SessionRunContext, SessionRunHook,
                                    SessionRunValues, StopAtStepHook, check_hook, fetch_names)
 from shims.estimator import inputs
 from shims.estimator import early_stopping
@@ -46,8 +46,8 @@ __all__ = [
     "CheckpointSaverHook", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
     "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook", "RunConfig", "SessionRunArgs",
     "SessionRunHook", "SessionRunValues",
-    "StopAtStepHook", "TPUEstimator", "TPUEstimatorSpec", "TrainSpec", "experimental", "inputs",
-    "train_and_evaluate",
+    "StopAtStepHook", "InputPipelineConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec",
+    "TrainSpec", "experimental", "inputs", "train_and_evaluate",
 ]
 
 # TF 1.x's Estimator logs through TensorFlow's logger ("INFO:tensorflow:loss = ..., step = ...",
@@ -92,19 +92,72 @@ class TPUEstimatorSpec(collections.namedtuple(
                                evaluation_hooks, prediction_hooks)
 
     def as_estimator_spec(self) -> EstimatorSpec:
-        metric_ops = None
-        if self.eval_metrics is not None:
-            fn, tensors = self.eval_metrics
-            metric_ops = fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
-        if self.host_call is not None:
-            raise NotImplementedError("shims.estimator: TPUEstimatorSpec(host_call=...) is not "
-                                      "supported (it only runs on TPU hosts); drop it")
+        """TF 1.15's CPU path (``use_tpu=False``): ``eval_metrics`` and ``host_call``
+        functions called on the tensors given with them, the host call's values fetched
+        at every run by a hook, and ``scaffold_fn`` called for the scaffold."""
+        calls = {}
+        for field in ("eval_metrics", "host_call"):
+            value = getattr(self, field)
+            if value is None:
+                continue
+            if not isinstance(value, (tuple, list)) or len(value) != 2 or not callable(value[0]):
+                raise ValueError(f"TPUEstimatorSpec: {field} must be (fn, tensors), "
+                                 f"got {value!r}")
+            fn, tensors = value
+            calls[field] = fn(**tensors) if isinstance(tensors, dict) else fn(*tensors)
+        hooks = (_HostCallHook(calls["host_call"]),) if "host_call" in calls else ()
         return EstimatorSpec(self.mode, predictions=self.predictions, loss=self.loss,
-                             train_op=self.train_op, eval_metric_ops=metric_ops,
+                             train_op=self.train_op, eval_metric_ops=calls.get("eval_metrics"),
                              export_outputs=self.export_outputs,
-                             training_hooks=self.training_hooks,
-                             evaluation_hooks=self.evaluation_hooks,
-                             prediction_hooks=self.prediction_hooks)
+                             scaffold=self.scaffold_fn() if self.scaffold_fn else None,
+                             training_hooks=tuple(self.training_hooks or ()) + hooks,
+                             evaluation_hooks=tuple(self.evaluation_hooks or ()) + hooks,
+                             prediction_hooks=tuple(self.prediction_hooks or ()) + hooks)
+
+
+class _HostCallHook(SessionRunHook):
+    """TF 1.15's _OutfeedHostCallHook: a host call's values run with every step (the
+    summary writers it writes to are the program's: opened once, flushed at the end)."""
+
+    def __init__(self, values) -> None:
+        self._values = values
+
+    def before_run(self, run_context):
+        return SessionRunArgs(self._values)
+
+
+class InputPipelineConfig:
+    """``tf.estimator.tpu.InputPipelineConfig``'s values (used on a TPU only)."""
+    PER_SHARD_V1 = 1
+    PER_HOST_V1 = 2
+    PER_HOST_V2 = 3
+    BROADCAST = 4
+    SLICED = 5
+
+
+class TPUConfig(collections.namedtuple("TPUConfig", (
+        "iterations_per_loop", "num_shards", "num_cores_per_replica",
+        "per_host_input_for_training", "tpu_job_name", "initial_infeed_sleep_secs",
+        "input_partition_dims", "eval_training_input_configuration",
+        "experimental_host_call_every_n_steps"))):
+    """``tf.estimator.tpu.TPUConfig`` (TF 1.15's fields and defaults). Off a TPU, as with
+    TF1's ``use_tpu=False``, none of them changes what a program computes."""
+
+    def __new__(cls, iterations_per_loop=2, num_shards=None, num_cores_per_replica=None,
+                per_host_input_for_training=True, tpu_job_name=None,
+                initial_infeed_sleep_secs=None, input_partition_dims=None,
+                eval_training_input_configuration=InputPipelineConfig.PER_HOST_V1,
+                experimental_host_call_every_n_steps=1):
+        if not isinstance(iterations_per_loop, int) or iterations_per_loop < 1:
+            raise ValueError(f"TPUConfig: iterations_per_loop must be a positive int, got "
+                             f"{iterations_per_loop!r}")
+        if num_shards is not None and num_shards < 1:
+            raise ValueError(f"TPUConfig: num_shards must be positive, got {num_shards}")
+        return super().__new__(cls, iterations_per_loop, num_shards, num_cores_per_replica,
+                               per_host_input_for_training, tpu_job_name,
+                               initial_infeed_sleep_secs, input_partition_dims,
+                               eval_training_input_configuration,
+                               experimental_host_call_every_n_steps)
 
 
 class RunConfig:
@@ -379,8 +432,10 @@ class Estimator:
         start = int(program.variable("global_step").numpy())
         if steps is not None:
             max_steps = start + steps
-        for hook in all_hooks:
-            hook.after_create_session(None, None)
+        session = ProgramSession(program)
+        with program.as_default():  # TF1 hooks ran with the model's graph as the default
+            for hook in all_hooks:
+                hook.after_create_session(session, None)
         config = self._config
         saver = CheckpointSaver(program, self._model_dir, start, config.save_checkpoints_steps,
                                 config.save_checkpoints_secs, config.keep_checkpoint_max or 5,
@@ -393,7 +448,8 @@ class Estimator:
             if max_steps is not None and step_value >= max_steps:
                 break
             features, labels = _split(element)
-            requests = [hook.before_run(context) for hook in all_hooks]
+            with program.as_default():
+                requests = [hook.before_run(context) for hook in all_hooks]
             fetch: Dict[str, Any] = {"train_op": "train_op", "loss": "loss",
                                      "global_step": "global_step_after"}
             asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
@@ -409,9 +465,10 @@ class Estimator:
             # listener runs on it) comes before the program's own hooks see the step
             if saver.after_step(step_value):
                 context.request_stop()
-            for i, hook in enumerate(all_hooks):
-                results = out.get("hooks", {}).get(str(i))
-                hook.after_run(context, SessionRunValues(results, None, None))
+            with program.as_default():
+                for i, hook in enumerate(all_hooks):
+                    results = out.get("hooks", {}).get(str(i))
+                    hook.after_run(context, SessionRunValues(results, None, None))
             if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
                 if iteration:
                     _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], step_value,
@@ -423,8 +480,10 @@ class Estimator:
             if context.stop_requested:
                 break
         saver.end(step_value)
-        for hook in all_hooks:
-            hook.end(None)
+        with program.as_default():
+            for hook in all_hooks:
+                hook.end(session)
+        program.flush_summary_writers()  # TF1's graph and its writers ended with train()
         _log.info("Loss for final step: %s.", loss)
         return self
 

@@ -5,7 +5,9 @@ built (so ``tf.compat.v1.train.get_global_step()`` and the model's tensors are t
 to grab), ``before_run(run_context)`` may return ``SessionRunArgs(fetches)`` (tensors
 of that graph, or tensor names), ``after_run(run_context, run_values)`` gets their
 numpy values, and ``run_context.request_stop()`` ends training. There is no
-Session: ``after_create_session`` and ``end`` receive ``session=None``.
+Session: ``after_create_session`` and ``end`` receive a :class:`ProgramSession`, whose
+``run(fetches)`` runs graph values of the program as one step (what hooks use it for:
+initializing summary writers, flushing them, reading a variable).
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import time
 from typing import Any, Dict, Optional
 
 import numpy as np
+from tensorflow.python.framework import ops
 
 _log = logging.getLogger("tensorflow")  # where TF 1.x's hooks log
 
@@ -42,6 +45,29 @@ class SessionRunContext:
     @property
     def stop_requested(self) -> bool:
         return self._stop_requested
+
+
+class ProgramSession:
+    """The session a hook's ``after_create_session(session, coord)`` and ``end(session)``
+    get: ``run(fetches)`` runs the program's tensors, ops or variables (or their graph
+    names) as one step and returns their numpy values, as ``session.run`` did."""
+
+    def __init__(self, program) -> None:
+        self._program = program
+
+    @property
+    def graph(self):
+        return self._program._state.graph
+
+    def run(self, fetches, feed_dict=None, options=None, run_metadata=None):
+        if feed_dict:
+            raise NotImplementedError("shims.estimator: a hook's session.run(feed_dict=...) is not "
+                                      "supported (the program has no placeholders to feed)")
+        if fetches is None or (isinstance(fetches, (list, tuple, dict)) and not fetches):
+            return type(fetches)() if fetches is not None else None
+        names = fetch_names(fetches)
+        with ops.init_scope():  # eagerly, also when called with the program's graph as default
+            return self._program.run(names)
 
 
 class SessionRunHook:

@@ -11,7 +11,7 @@ from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
+from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
@@ -73,6 +73,11 @@ class Planner:
         self._supervisor = _assigned_key(plan.supervisor) if plan.supervisor else None
         self._read_graph(stmts, session_at, plan, blockers)
         self._read_uses(stmts, session_at, plan, blockers)
+        cluster = self._cluster(stmts, session_at)
+        if cluster:
+            blockers.insert(0, f"a program on a TF1 cluster ({', '.join(cluster)}): it keeps running "
+                               "there in graph mode; its TF2 form is tf.distribute "
+                               "(MultiWorkerMirroredStrategy or ParameterServerStrategy from TF_CONFIG)")
         if blockers:
             raise _Blocked("; ".join(dict.fromkeys(blockers)))
         if not plan.runs:
@@ -155,6 +160,27 @@ class Planner:
         names = [_plain(k) for k in plan.graph_keys]
         if len(set(names)) != len(names):
             blockers.append("a graph name used both as a local and as an attribute")
+
+    def _cluster(self, stmts, session_at) -> List[str]:
+        """What makes the program one of a TF1 cluster: cluster APIs in its block, or a
+        session given a server (``tf.Session(server.target)``, ``master=...``)."""
+        found = []
+        for call in _collect(*stmts).calls:
+            name = self._call_name(call)
+            if name in CLUSTER:
+                found.append(name)
+        session = stmts[session_at]
+        calls = [session.items[0].item] if isinstance(session, cst.With) else [_value(session)]
+        for call in calls:
+            if not isinstance(call, cst.Call):
+                continue
+            for i, arg in enumerate(call.args):
+                keyword = arg.keyword.value if arg.keyword else None
+                if (keyword in ("target", "master") or (keyword is None and i == 0 and self._call_name(call)
+                                                        in ("tf.Session", "tf.InteractiveSession"))) \
+                        and not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == ""):
+                    found.append(f"{keyword or 'target'}={code(arg.value)}")
+        return list(dict.fromkeys(found))
 
     def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
         """``def neural_net(x): ... weights['h1'] ...`` beside graph code that calls it: a

@@ -27,6 +27,12 @@ GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set
 # a tf.train.Supervisor's ways to a session (graph mode too, like the monitored sessions)
 SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}
 # the monitored session converted to shims.MonitoredTrainingSession (the others stay blocked)
+# a program on a TF1 cluster (between-graph replication): its graph is placed on parameter
+# servers and its session talks to a server, so an eager single-process conversion would
+# train a private copy on each worker; it stays in graph mode, where TF 2's compat.v1 runs it
+# on the cluster as TF1 did, with a finding naming tf.distribute
+CLUSTER = {"tf.train.Server", "tf.train.ClusterSpec", "tf.train.replica_device_setter",
+           "tf.train.SyncReplicasOptimizer"}
 CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrainingSession",
                        "tf.train.SingularMonitoredSession": "shims.SingularMonitoredSession"}
 SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor

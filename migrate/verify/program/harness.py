@@ -8,14 +8,17 @@ of tf-migrate's: it reports through files named in its configuration.
   program's folder first on ``sys.path``, the working directory the caller chose.
 - It patches TensorFlow only after the program imports it (an import hook), so the
   program chooses its own Keras generation as it would when run alone.
-- Initial values: every Session's ``run`` is watched until the variable initializers of
-  all global variables have run (``global_variables_initializer``, a ``tf.group`` of
-  them, a Scaffold's ``init_op``, ``variables_initializer`` calls in turn) or a
-  ``Saver.restore`` filled them. At that point the values are saved (``save``: the first
-  TF1 run) or the saved ones are loaded by TF1 name (``load``: a repeat of the TF1 run,
-  or the migrated run), without adding ops to the graph (``Variable.load`` feeds the
-  initializer), so a finalized graph is fine. ``shims.GraphProgram`` (the eager
-  conversion) loads them when its variables are first created.
+- Initial values, per graph: every Session's ``run`` is watched until the variable
+  initializers of all global variables of its graph have run (``global_variables_initializer``,
+  a ``tf.group`` of them, a Scaffold's ``init_op``, ``variables_initializer`` calls in
+  turn) or a ``Saver.restore`` filled them. At that point the values are saved (``save``:
+  the first TF1 run) or the saved ones are loaded by TF1 name (``load``: a repeat of the
+  TF1 run, or the migrated run), without adding ops to the graph (``Variable.load`` feeds
+  the initializer), so a finalized graph is fine. ``shims.GraphProgram`` (the eager
+  conversion) loads them when its variables are first created. The n-th graph to be
+  initialized gets the n-th graph's values (a TF1 graph is one GraphProgram: a Session
+  program's graph, or each Estimator train/evaluate/predict call's), so a second model
+  (a fine-tuning run starting from a pre-trained checkpoint) starts from its own.
 - Final values: a Session's variables when it closes (or at exit), and every
   GraphProgram's at exit, merged by TF1 name.
 - Step time: every ``Session.run`` / ``GraphProgram.run`` call is timed.
@@ -29,7 +32,7 @@ if sys.path and sys.path[0] in ("", "."):
     del sys.path[0]
 import numpy as np
 
-state = {"covered": set(), "init": None, "final": {}, "runs": [], "first_run": None,
+state = {"covered": {}, "graphs": [], "saved": {}, "init": None, "final": {}, "runs": [], "first_run": None,
          "loaded": [], "unloaded": [], "init_names": [], "busy": False, "programs": [],
          "sessions": [], "tf_version": None, "skipped": []}
 
@@ -95,32 +98,49 @@ def _init_data():
         return {k: data[k] for k in data.files}
 
 
+def _label(n, name):
+    """A variable of the n-th initialized graph, as the report names it."""
+    return name if n == 0 else "%s (graph %d)" % (name, n + 1)
+
+
+def _initialized(graph):
+    """The index of ``graph`` among the initialized graphs, or None."""
+    for n, known in enumerate(state["graphs"]):
+        if known is graph:
+            return n
+    return None
+
+
 def _at_init(session, run, variables):
-    if state["init"] is not None:
+    if _initialized(session.graph) is not None:
         return
+    state["graphs"].append(session.graph)
+    n = len(state["graphs"]) - 1
     state["busy"] = True
     try:
         if cfg["init_action"] == "save":
             values = _values(session, run, variables)
-            np.savez(cfg["init"], **values)
-            state["init_names"] = sorted(values)
+            state["saved"].update(("%d:%s" % (n, k), v) for k, v in values.items())
+            np.savez(cfg["init"], **state["saved"])
+            state["init_names"].extend(_label(n, k) for k in sorted(values))
             state["init"] = "saved"
         else:
-            _load([(v.op.name, v) for v in variables], lambda v, value: v.load(value, session))
+            _load(n, [(v.op.name, v) for v in variables], lambda v, value: v.load(value, session))
     finally:
         state["busy"] = False
 
 
-def _load(named, assign):
-    """The saved initial values into (TF1 name, variable) pairs whose shapes match."""
+def _load(n, named, assign):
+    """The n-th graph's saved initial values into (TF1 name, variable) pairs whose shapes
+    match."""
     data = _init_data()
     for name, variable in named:
-        value = data.get(name)
+        value = data.get("%d:%s" % (n, name))
         if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
             assign(variable, value)
-            state["loaded"].append(name)
+            state["loaded"].append(_label(n, name))
         else:
-            state["unloaded"].append(name)
+            state["unloaded"].append(_label(n, name))
     state["init"] = "loaded"
 
 
@@ -144,11 +164,14 @@ def _patch_sessions(tf_module):
             state["first_run"] = started - _t0
         if self not in state["sessions"]:
             state["sessions"].append(self)
-        if cfg["init_action"] and state["init"] is None:
+        if cfg["init_action"] and _initialized(self.graph) is None:
             variables = self.graph.get_collection("variables")
             if variables:
-                state["covered"].update(_reached(self.graph, fetches, ops_lib.Operation))
-                if all(v.initializer.name in state["covered"] for v in variables):
+                covered = state["covered"].setdefault(id(self.graph), set())
+                covered.update(_reached(self.graph, fetches, ops_lib.Operation))
+                # a variable init_from_checkpoint set up has an assign tensor as initializer
+                if all(getattr(v.initializer, "op", v.initializer).name in covered
+                       for v in variables):
                     _at_init(self, run, variables)
         return out
 
@@ -172,7 +195,7 @@ def _patch_sessions(tf_module):
 
     def patched_restore(self, sess, save_path):
         out = restore(self, sess, save_path)
-        if cfg["init_action"] and state["init"] is None and sess is not None:
+        if cfg["init_action"] and sess is not None and _initialized(sess.graph) is None:
             _at_init(sess, run, sess.graph.get_collection("variables"))
         return out
 
@@ -183,8 +206,10 @@ def _patch_programs(program_lib):
     """shims.GraphProgram: initial values when its variables are created, timed runs."""
     def on_build(program):
         state["programs"].append(program)
-        if cfg["init_action"] == "load":
-            _load([(program.name_of(v), v) for v in program.global_variables()],
+        variables = program.global_variables()
+        if cfg["init_action"] == "load" and variables:
+            state["graphs"].append(program)
+            _load(len(state["graphs"]) - 1, [(program.name_of(v), v) for v in variables],
                   lambda v, value: v.assign(value))
 
     program_lib.add_build_hook(on_build)
