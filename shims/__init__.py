@@ -40,12 +40,13 @@ from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
 from shims._random import deterministic_random
 from shims.program import Default, GraphProgram
-from shims.monitored import MonitoredTrainingSession, SingularMonitoredSession, Supervisor
+from shims.monitored import (MonitoredSession, MonitoredTrainingSession, SingularMonitoredSession,
+                             Supervisor)
 from shims.ops import dropout
 from shims import estimator
 
 __all__ = [
-    "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredTrainingSession",
+    "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
     "SingularMonitoredSession", "Supervisor",
     "contrib", "estimator", "queues",
     "deterministic_random", "dropout",

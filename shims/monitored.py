@@ -34,13 +34,13 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
-from shims.estimator.hooks import (ProgramSession, SessionRunContext, SessionRunValues, check_hook,
+from shims.estimator.hooks import (ChiefSessionCreator, ProgramSession, SessionRunContext, SessionRunValues, check_hook,
                                    fetch_names)
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
 
-__all__ = ["MonitoredTrainingSession", "SingularMonitoredSession", "Supervisor"]
+__all__ = ["MonitoredSession", "MonitoredTrainingSession", "SingularMonitoredSession", "Supervisor"]
 
 
 class MonitoredTrainingSession:
@@ -168,6 +168,24 @@ class SingularMonitoredSession(MonitoredTrainingSession):
 
     def _restore_from(self) -> Optional[str]:
         return self._checkpoint_path or super()._restore_from()
+
+
+class MonitoredSession(SingularMonitoredSession):
+    """``tf.train.MonitoredSession(session_creator=ChiefSessionCreator(...), hooks=...)``
+    over a GraphProgram: it restores what the creator names (``checkpoint_filename_with_path``,
+    else the latest checkpoint in ``checkpoint_dir``), runs the hooks and, as in TF1 (no
+    default hooks), saves nothing. A ``WorkerSessionCreator`` waits for a chief in another
+    process: one clear error."""
+
+    def __init__(self, program, session_creator=None, hooks=None, stop_grace_period_secs=120):
+        creator = ChiefSessionCreator() if session_creator is None else session_creator
+        if not isinstance(creator, ChiefSessionCreator):
+            raise NotImplementedError(
+                f"shims.MonitoredSession: session_creator={type(creator).__name__} is not "
+                "supported; one process is its own chief (shims.estimator.ChiefSessionCreator)")
+        super().__init__(program, hooks=hooks, scaffold=creator.scaffold,
+                         checkpoint_dir=creator.checkpoint_dir,
+                         checkpoint_filename_with_path=creator.checkpoint_filename_with_path)
 
 
 class _SupervisorSaver:

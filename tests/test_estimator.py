@@ -1,4 +1,6 @@
 """shims.estimator in-process: unsupported pieces get one clear error naming them."""
+import os
+
 import numpy as np
 import pytest
 
@@ -184,3 +186,54 @@ def test_tpu_estimator_spec_on_cpu(tmp_path):
     bad = estimator.TPUEstimatorSpec("eval", loss=tf.constant(1.0), eval_metrics={"mse": None})
     with pytest.raises(ValueError, match=r"eval_metrics must be \(fn, tensors\)"):
         bad.as_estimator_spec()
+
+
+TF1_RUN_CONFIG = """
+import json, os
+os.environ["TF_CONFIG"] = {tf_config!r}
+import tensorflow as tf
+config = tf.estimator.RunConfig()
+print(json.dumps({{k: getattr(config, k) for k in ("task_type", "task_id", "is_chief", "num_ps_replicas",
+                                                    "num_worker_replicas", "master")}}))
+"""
+
+CLUSTERS = {
+    "worker_of_a_ps_cluster": {"cluster": {"chief": ["h0:2222"], "worker": ["h1:2222", "h2:2222"],
+                                           "ps": ["h3:2222"]}, "task": {"type": "worker", "index": 1}},
+    "chief": {"cluster": {"chief": ["h0:2222"], "worker": ["h1:2222"]}, "task": {"type": "chief", "index": 0}},
+    "managed_single_master": {"cluster": {"master": ["h0:2222"]}, "task": {"type": "master", "index": 0},
+                              "environment": "cloud"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLUSTERS))
+def test_run_config_reads_tf_config_as_tf1_and_a_cluster_is_refused(name, tmp_path, monkeypatch, tf1_python):
+    """A cluster manager's TF_CONFIG: RunConfig's task, chief and replica counts are TF
+    1.15's (asked of real TF 1.15). A cluster of more than one task was ignored, so every
+    task (parameter servers too) trained a model of its own into the same model_dir; now
+    train() is one clear error and nothing is written. One task (a managed service's single
+    master) trains as before."""
+    import json
+    import tf1_oracle
+
+    tf_config = json.dumps(CLUSTERS[name])
+    want = json.loads(tf1_oracle.run(TF1_RUN_CONFIG.format(tf_config=tf_config)).strip().splitlines()[-1])
+    monkeypatch.setenv("TF_CONFIG", tf_config)
+    config = estimator.RunConfig()
+    assert {k: getattr(config, k) for k in want} == want
+    model = estimator.Estimator(lambda features, labels, mode: spec_for(mode, labels, features),
+                                str(tmp_path / "model"), config=config)
+    if name == "managed_single_master":
+        model.train(input_fn, steps=2)
+        assert int(model.get_variable_value("global_step")) == 2
+        return
+    with pytest.raises(RuntimeError, match=r"TF_CONFIG puts this process in a cluster .* as "
+                                           + want["task_type"] + ":" + str(want["task_id"])):
+        model.train(input_fn, steps=2)
+    with pytest.raises(RuntimeError, match="train_and_evaluate"):
+        estimator.train_and_evaluate(model, estimator.TrainSpec(input_fn, max_steps=2),
+                                     estimator.EvalSpec(input_fn, steps=1))
+    assert not (tmp_path / "model").exists() or not os.listdir(tmp_path / "model")
+    monkeypatch.setenv("TF_CONFIG", "{not json")
+    with pytest.raises(ValueError, match="TF_CONFIG is not JSON"):
+        estimator.RunConfig()

@@ -108,6 +108,7 @@ SUPPORTED = {
     "tf.train.SessionRunHook": "SessionRunHook",
     "tf.train.SessionRunArgs": "SessionRunArgs",
     "tf.train.SessionRunContext": "SessionRunContext",
+    "tf.train.ChiefSessionCreator": "ChiefSessionCreator",
     "tf.train.SessionRunValues": "SessionRunValues",
     "tf.train.LoggingTensorHook": "LoggingTensorHook",
     "tf.train.StopAtStepHook": "StopAtStepHook",

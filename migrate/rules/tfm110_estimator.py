@@ -22,7 +22,7 @@ KERAS_INSTEAD = {
     "tf.contrib.learn": "shims.estimator for model_fn Estimators, or a Keras model with fit()",
 }
 ESTIMATOR = needles.Needle(("estimator", "Estimator", "SessionRun", "TensorHook", "StopAtStepHook",
-                            "CheckpointSaverHook", "ModeKeys"))
+                            "CheckpointSaverHook", "ModeKeys", "SessionCreator"))
 
 
 class EstimatorRule(SymbolRule):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import collections
 import inspect
+import json
 import logging
 import os
 import time
@@ -35,7 +36,7 @@ import tensorflow as tf
 from shims._saving import CheckpointSaver
 from shims.program import GraphProgram
 
-from shims.estimator.hooks import (CheckpointSaverHook, LoggingTensorHook, NanLossDuringTrainingError,
+from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, LoggingTensorHook, NanLossDuringTrainingError,
                                    NanTensorHook, ProgramSession, SessionRunArgs, SessionRunContext, SessionRunHook,
                                    SessionRunValues, StopAtStepHook, check_hook, fetch_names)
 from shims.estimator import inputs
@@ -43,7 +44,7 @@ from shims.estimator import early_stopping
 from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
 
 __all__ = [
-    "CheckpointSaverHook", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
+    "CheckpointSaverHook", "ChiefSessionCreator", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
     "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook", "RunConfig", "SessionRunArgs",
     "SessionRunHook", "SessionRunValues",
     "StopAtStepHook", "InputPipelineConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec",
@@ -185,13 +186,56 @@ class RunConfig:
         self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self.log_step_count_steps = log_step_count_steps
         self.train_distribute = train_distribute
+        self.eval_distribute = eval_distribute
         self.tpu_config = tpu_fields.pop("tpu_config", None)
-        self.master = tpu_fields.pop("master", "")
+        self.master = tpu_fields.pop("master", "") or ""
         self.cluster = tpu_fields.pop("cluster", None)
-        self.num_worker_replicas = 1
-        self.is_chief = True
         for key in tpu_fields:
             setattr(self, key, tpu_fields[key])
+        self._cluster_from_environment()
+
+    def _cluster_from_environment(self) -> None:
+        """TF 1.15's RunConfig read its cluster from ``TF_CONFIG`` (what cluster managers
+        set): ``cluster_spec``, ``task_type``, ``task_id``, ``is_chief``, ``num_ps_replicas``,
+        ``num_worker_replicas``. A cluster of one task (a managed service's single
+        ``master``) runs here as it did; a bigger one is refused by ``train`` (see
+        ``distributed``)."""
+        text = os.environ.get("TF_CONFIG", "")
+        try:
+            tf_config = json.loads(text) if text.strip() else {}
+        except ValueError as exc:
+            raise ValueError(f"RunConfig: TF_CONFIG is not JSON ({exc}): {text[:200]!r}") from None
+        cluster = {job: list(tasks) for job, tasks in (tf_config.get("cluster") or {}).items()}
+        task = tf_config.get("task") or {}
+        self.cluster_spec = cluster
+        if not cluster:
+            self.task_type, self.task_id = task.get("type", "worker"), int(task.get("index", 0))
+            if self.task_type != "worker" or self.task_id != 0:
+                raise ValueError('If "cluster" is not set in TF_CONFIG, task type must be WORKER '
+                                 'and task index 0')
+            self.is_chief, self.num_ps_replicas, self.num_worker_replicas = True, 0, 1
+            return
+        self.task_type, self.task_id = task.get("type"), int(task.get("index", 0))
+        if self.task_type is None:
+            raise ValueError("RunConfig: TF_CONFIG has a cluster but no task type")
+        if self.task_type != "evaluator" and not (
+                self.task_type in cluster and 0 <= self.task_id < len(cluster[self.task_type])):
+            raise ValueError(f"RunConfig: TF_CONFIG's task {self.task_type}:{self.task_id} is not "
+                             f"in its cluster {sorted(cluster)}")
+        self.is_chief = self.task_type in ("chief", "master")
+        self.num_ps_replicas = len(cluster.get("ps", ()))
+        self.num_worker_replicas = sum(len(cluster.get(job, ())) for job in ("chief", "master", "worker"))
+        if not self.master and "session_master" in tf_config:
+            self.master = tf_config["session_master"]
+        elif not self.master and self.distributed and self.task_type in cluster:
+            self.master = "grpc://" + cluster[self.task_type][self.task_id]
+
+    @property
+    def distributed(self) -> bool:
+        """Whether TF_CONFIG puts this process in a cluster of more than one task (or makes
+        it an evaluator): TF 1.15 trained such programs by between-graph replication."""
+        tasks = sum(len(tasks) for tasks in self.cluster_spec.values())
+        return tasks > 1 or self.task_type == "evaluator"
 
     def replace(self, **changes) -> "RunConfig":
         new = RunConfig.__new__(RunConfig)
@@ -266,6 +310,16 @@ def _split(element):
     return element, None
 
 
+def _check_steps(steps: Optional[int], max_steps: Optional[int]) -> None:
+    """``train``'s step arguments, checked as TF 1.15 checked them."""
+    if steps is not None and max_steps is not None:
+        raise ValueError("Estimator.train: give steps or max_steps, not both")
+    if steps is not None and steps <= 0:
+        raise ValueError(f"Estimator.train: steps must be positive, got {steps}")
+    if max_steps is not None and max_steps <= 0:
+        raise ValueError(f"Estimator.train: max_steps must be positive, got {max_steps}")
+
+
 class Estimator:
     """TF 1.15's ``tf.estimator.Estimator`` for model_fn programs (see the module doc)."""
 
@@ -329,6 +383,23 @@ class Estimator:
         if latest is None:
             raise ValueError(f"Estimator: no checkpoint in {self._model_dir}; train first")
         return latest
+
+    def _refuse_cluster(self, what: str) -> None:
+        """A cluster from TF_CONFIG: TF 1.15 ran this task as one part of between-graph
+        replication (parameter servers serving, workers training one shared model, an
+        evaluator following the checkpoints). Run alone, every task would train a model of
+        its own into the same model_dir; so nothing runs and nothing is written."""
+        config = self._config
+        if not getattr(config, "distributed", False):
+            return
+        jobs = ", ".join(f"{job}: {len(tasks)}" for job, tasks in sorted(config.cluster_spec.items()))
+        raise RuntimeError(
+            f"shims.estimator: TF_CONFIG puts this process in a cluster ({jobs}) as "
+            f"{config.task_type}:{config.task_id}; TF 1.15 ran {what}() there as between-graph "
+            "replication, which shims.estimator does not do. Run the program as one process "
+            "(without TF_CONFIG), or train the model with tf.distribute "
+            "(MultiWorkerMirroredStrategy or ParameterServerStrategy read the same TF_CONFIG). "
+            "Nothing was run or written.")
 
     # -- building ------------------------------------------------------------------
     def _program(self, dataset: tf.data.Dataset, mode: str, hooks=()):
@@ -408,12 +479,8 @@ class Estimator:
     # -- train ---------------------------------------------------------------------
     def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
               max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
-        if steps is not None and max_steps is not None:
-            raise ValueError("Estimator.train: give steps or max_steps, not both")
-        if steps is not None and steps <= 0:
-            raise ValueError(f"Estimator.train: steps must be positive, got {steps}")
-        if max_steps is not None and max_steps <= 0:
-            raise ValueError(f"Estimator.train: max_steps must be positive, got {max_steps}")
+        self._refuse_cluster("train")
+        _check_steps(steps, max_steps)
         latest = self._resume_point()
         if max_steps is not None and latest is not None:
             done = int(tf.train.load_variable(latest, "global_step"))
@@ -630,6 +697,7 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
     on, never restarted), evaluating after each checkpoint save (the first save of the run
     skipped: nothing trained yet; then at most every ``throttle_secs``) and at the end when
     the last step was not evaluated. A hook's stop (early stopping) ends it, as in TF1."""
+    estimator._refuse_cluster("train_and_evaluate")
     listener = _EvaluateOnSave(estimator, eval_spec)
     estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps,
                     saving_listeners=[listener])

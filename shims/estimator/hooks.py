@@ -70,6 +70,19 @@ class ProgramSession:
             return self._program.run(names)
 
 
+class ChiefSessionCreator:
+    """``tf.train.ChiefSessionCreator``'s arguments, for ``shims.MonitoredSession``: where
+    the session's variables come from (``checkpoint_filename_with_path``, else the latest
+    checkpoint in ``checkpoint_dir``, else their initializers). There is no session to
+    create; ``master`` and ``config`` have nothing to configure in one eager process."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None) -> None:
+        self.scaffold, self.master, self.config = scaffold, master, config
+        self.checkpoint_dir = checkpoint_dir
+        self.checkpoint_filename_with_path = checkpoint_filename_with_path
+
+
 class SessionRunHook:
     """Base of training hooks (TF 1.15's methods; override what you need)."""
 

@@ -22,6 +22,7 @@ from .syntax import (
     _method_args,
     _only_placeholders,
     _plain,
+    _value,
 )
 
 
@@ -61,10 +62,14 @@ class Converter:
                 made = plan.supervisor
                 finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _program_first(
                     self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"), updated]))
-            else:
+            elif isinstance(anchor, cst.With):
                 shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
                 finding.replace(anchor, lambda updated: cst.FlattenSentinel(
                     [*definition(), _monitored_over(updated, program, shim)]))
+            else:  # `sess = tf.train.MonitoredTrainingSession(...)`
+                shim = CONVERTED_MONITORED[self._call_name(_value(anchor))]
+                finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                    [*definition(), _program_first(updated, program, shim)]))
         else:
             def replacement(updated):
                 new = definition()
@@ -147,7 +152,8 @@ class Converter:
     def _drop_findings_of_removed(self, finding, stmts, plan: Plan, moved, anchor) -> None:
         """Other rules' findings on code this conversion removes go (their edits would be lost)."""
         dead: Set[int] = set()
-        session = ([anchor.items[0].item.func] if plan.monitored else  # its hooks are converted
+        made = anchor.items[0].item if isinstance(anchor, cst.With) else _value(anchor)
+        session = ([made.func] if plan.monitored else  # its hooks are converted
                    anchor.items if isinstance(anchor, cst.With) else [anchor])
         if plan.supervisor is not None:  # re-made as shims.Supervisor: its renames go
             session.append(plan.supervisor.body[0].value.func)

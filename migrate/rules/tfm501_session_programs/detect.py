@@ -117,11 +117,14 @@ class Detect:
         return None
 
     def _session_stmt(self, stmt, self_name=None) -> Optional[str]:
-        """The session's key for ``s = tf.Session()``, ``self.s = tf.Session()`` or
-        ``with tf.Session() as s:``."""
+        """The session's key for ``s = tf.Session()``, ``self.s = tf.Session()``,
+        ``with tf.Session() as s:`` or a converted monitored session (``with ... as s:``,
+        ``s = ...``)."""
         key = _assigned_key(stmt, self_name)
         if key and self._call_name(_value(stmt)) in SESSIONS:
             return key
+        if key and self_name is None and self._call_name(_value(stmt)) in CONVERTED_MONITORED:
+            return key  # `sess = tf.train.MonitoredTrainingSession(...)`, closed by the program
         if self_name is None and isinstance(stmt, cst.With) and len(stmt.items) == 1 \
                 and self._call_name(stmt.items[0].item) in CONVERTED_MONITORED \
                 and stmt.items[0].asname is not None and isinstance(stmt.items[0].asname.name, cst.Name):

@@ -22,18 +22,19 @@ class GraphMode:
             return
         text = self.ctx.source
         explicit = any(s in text for s in ("disable_eager_execution(", "disable_v2_behavior("))
-        for stmt, why, block in blocked:
+        switched: Set[int] = set()  # one switch per place: each function program gets its own,
+        for stmt, why, block in blocked:  # as either may run without the other
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
             self._graph_mode_names(block, module)
             if explicit:
                 continue
-            explicit = True
             where = self._switch_place(module, block)
-            if where is None:
+            if where is None or id(where[0]) in switched:
                 continue
             anchor, after = where
+            switched.add(id(anchor))
             finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
                                         " where the Session program starts) so it runs on TF2")
             switch = cst.parse_statement(

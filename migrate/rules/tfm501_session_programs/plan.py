@@ -291,7 +291,7 @@ class Planner:
         """Graph names a monitored session's hooks are given: in the session call's
         arguments (``hooks=[tf.train.NanTensorHook(loss)]``) and in ``SessionRunArgs(...)``
         anywhere (a hook class's ``before_run``). Hooks fetch by name in the eager program."""
-        places = [item.item for item in anchor.items]
+        places = [item.item for item in anchor.items] if isinstance(anchor, cst.With) else [_value(anchor)]
         for stmt in rest:
             found = _collect(stmt, self_name=plan.self_name)
             if isinstance(stmt, cst.SimpleStatementLine) and self._makes_hooks(found):
@@ -336,6 +336,8 @@ class Planner:
                 plan.runs.append(call)
                 if self._exprs:
                     plan.fetch_exprs[id(call)] = self._exprs
+            elif kind == "close" and plan.monitored:
+                continue  # a monitored session's close() stays: it saves and ends the hooks
             elif kind in ("init", "close"):
                 plan.removals.append(call)
             else:

@@ -32,9 +32,10 @@ SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}
 # train a private copy on each worker; it stays in graph mode, where TF 2's compat.v1 runs it
 # on the cluster as TF1 did, with a finding naming tf.distribute
 CLUSTER = {"tf.train.Server", "tf.train.ClusterSpec", "tf.train.replica_device_setter",
-           "tf.train.SyncReplicasOptimizer"}
+           "tf.train.SyncReplicasOptimizer", "tf.train.WorkerSessionCreator"}
 CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrainingSession",
-                       "tf.train.SingularMonitoredSession": "shims.SingularMonitoredSession"}
+                       "tf.train.SingularMonitoredSession": "shims.SingularMonitoredSession",
+                       "tf.train.MonitoredSession": "shims.MonitoredSession"}
 SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor
 # attributes of a graph value that are graph values too (an iterator's or a variable's
 # initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
@@ -47,7 +48,8 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.train.FeatureLists", "tf.train.BytesList", "tf.train.FloatList",
                "tf.train.Int64List", "tf.io.TFRecordWriter", "tf.io.TFRecordOptions",
                "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
-               "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state"}
+               "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state",
+               "tf.train.ChiefSessionCreator"}
 PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_")
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
