@@ -39,7 +39,7 @@ from shims._layer import (LegacyLayer, LegacyModule, get_or_create_layer, legacy
                           track_tf1_style_variables)
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
 from shims._random import deterministic_random
-from shims.program import Default, GraphProgram
+from shims.program import Default, GraphProgram, op_name
 from shims.monitored import (MonitoredSession, MonitoredTrainingSession, SingularMonitoredSession,
                              Supervisor)
 from shims.ops import dropout
@@ -49,7 +49,7 @@ __all__ = [
     "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
     "SingularMonitoredSession", "Supervisor",
     "contrib", "estimator", "queues",
-    "deterministic_random", "dropout",
+    "deterministic_random", "dropout", "op_name",
     "get_or_create_layer", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "track_tf1_style_variables", "tracked_variables",
 ]

@@ -14,6 +14,8 @@ import os
 import time
 from typing import Iterable, Optional
 
+import tensorflow as tf
+
 
 class CheckpointSaver:
     def __init__(self, program, directory: str, start: int, every_steps: Optional[int] = None,
@@ -23,7 +25,13 @@ class CheckpointSaver:
         self._prefix = os.path.join(directory, "model.ckpt")
         self._every_steps = every_steps or None
         self._every_secs = every_secs if not self._every_steps else None
-        self._max_to_keep = max_to_keep
+        self._saver = program._saver(max_to_keep, relative_paths=True)
+        # TF1's session manager handed the checkpoints already in the folder to the saver
+        # (recover_last_checkpoints), so max_to_keep counts them too: a resumed run deletes
+        # the oldest, the previous runs' included
+        state = tf.train.get_checkpoint_state(directory)
+        if state is not None:
+            self._saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
         self._listeners = list(listeners or ())
         self._last_step, self._last_time = start, time.time()
         for listener in self._listeners:
@@ -34,8 +42,7 @@ class CheckpointSaver:
         for listener in self._listeners:
             listener.before_save(None, step)
         os.makedirs(os.path.dirname(self._prefix), exist_ok=True)
-        self._program.save(self._prefix, global_step=step, max_to_keep=self._max_to_keep,
-                           relative_paths=True)
+        self._saver.save(None, self._prefix, global_step=step)
         self._last_step, self._last_time = step, time.time()
         stop = False
         for listener in self._listeners:

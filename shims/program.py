@@ -40,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import io
 import threading
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 import os
 
@@ -223,6 +224,24 @@ def _program_writers():
 _program_writers()
 
 
+_PROGRAMS: "weakref.WeakSet[GraphProgram]" = weakref.WeakSet()
+
+
+def op_name(value) -> str:
+    """``value.op.name`` (TF1's name of a variable or tensor's op), also for a program's
+    eager variable, which has no op: its TF1 name (what TFM119 writes for ``v.op.name``)."""
+    try:
+        return value.op.name
+    except AttributeError:
+        if not isinstance(value, tf.Variable):
+            raise
+    for program in list(_PROGRAMS):
+        key = program._state.key_of.get(id(value))
+        if key is not None and program._by_name.get(key) is value:
+            return key
+    return _name(value)
+
+
 def add_build_hook(hook: Callable[["GraphProgram"], None]) -> None:
     """Call ``hook(program)`` whenever a GraphProgram has just created its variables
     (``tf-migrate verify --program`` starts every program from the TF1 run's initial
@@ -320,11 +339,13 @@ class GraphProgram(tf.Module):
         state.iterators = []    # the program's tf.data iterator resources, in creation order
         state.traced = False    # build has run once: later traces print nothing (see _quiet)
         state.from_checkpoint = []  # (variable, checkpoint file, tensor name, slice) to load at build
+        state.savers = {}       # (max_to_keep, relative paths) -> its Saver (see _saver)
         state.writers = []      # summary writer resources, made once (see _program_writers)
         state.writers_to_open = []
         state.writer_deleters = []
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
+        _PROGRAMS.add(self)
 
     # -- variables ---------------------------------------------------------------
     @property
@@ -664,9 +685,16 @@ class GraphProgram(tf.Module):
 
     # -- checkpoints --------------------------------------------------------------
     def _saver(self, max_to_keep: int = 5, relative_paths: bool = False):
-        return tf.compat.v1.train.Saver(
-            var_list={self.name_of(v): v for v in self.global_variables()}, max_to_keep=max_to_keep,
-            save_relative_paths=relative_paths)
+        """The program's Saver for these options: one object, kept, as a TF1 program kept
+        its ``tf.train.Saver``, so ``max_to_keep`` counts every checkpoint it wrote (a
+        Saver made per save knew only the one it wrote, and deleted none)."""
+        key = (max_to_keep, relative_paths)
+        saver = self._state.savers.get(key)
+        if saver is None:
+            saver = self._state.savers[key] = tf.compat.v1.train.Saver(
+                var_list={self.name_of(v): v for v in self.global_variables()},
+                max_to_keep=max_to_keep, save_relative_paths=relative_paths)
+        return saver
 
     def save(self, path: str, global_step=None, max_to_keep: int = 5,
              relative_paths: bool = False) -> str:

@@ -48,11 +48,11 @@ def test_a_relative_model_dir_resumes(tmp_path, monkeypatch):
 
 
 def test_unsupported_scaffold_is_named(tmp_path):
-    scaffold = type("Scaffold", (), {"init_fn": lambda *a: None, "init_op": None, "saver": None})()
-    model = estimator.Estimator(
-        lambda features, labels, mode: spec_for(mode, labels, features, scaffold=scaffold), str(tmp_path))
-    with pytest.raises(NotImplementedError, match="scaffold"):
+    model = estimator.Estimator(lambda features, labels, mode: spec_for(
+        mode, labels, features, scaffold=tf.compat.v1.train.Scaffold(init_op=tf.no_op())), str(tmp_path))
+    with pytest.raises(NotImplementedError, match=r"scaffold=Scaffold\(init_op=...\)"):
         model.train(input_fn, steps=1)
+    assert not os.listdir(tmp_path)
 
 
 def test_hook_feeding_is_named(tmp_path):

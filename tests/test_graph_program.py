@@ -221,3 +221,16 @@ def test_summary_writers_are_made_once_per_program(tmp_path):
     values = [float(tf.make_ndarray(v.tensor)) for e in tf.compat.v1.train.summary_iterator(
         str(tmp_path / files[0])) for v in e.summary.value]
     assert values == [3.0, 4.0]
+
+
+def test_max_to_keep_counts_every_checkpoint_the_program_wrote(tmp_path):
+    """`saver = tf.train.Saver(max_to_keep=2)` then `saver.save(sess, path, global_step=i)`
+    in a loop kept the last two on TF1. Each converted save made a Saver of its own, which
+    knew only the checkpoint it wrote: every checkpoint stayed (a long run filled the disk)."""
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    for step in range(1, 6):
+        program.run("train", x=np.ones((1, 3), "float32"))
+        program.save(str(tmp_path / "model"), global_step=step, max_to_keep=2)
+    kept = sorted(p.name for p in tmp_path.glob("*.index"))
+    assert kept == ["model-4.index", "model-5.index"], kept
+    assert tf.train.latest_checkpoint(str(tmp_path)).endswith("model-5")

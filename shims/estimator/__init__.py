@@ -36,7 +36,8 @@ import tensorflow as tf
 from shims._saving import CheckpointSaver
 from shims.program import GraphProgram
 
-from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, LoggingTensorHook, NanLossDuringTrainingError,
+from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, LoggingTensorHook,
+                                   check_scaffold, scaffold_init, scaffold_keep, NanLossDuringTrainingError,
                                    NanTensorHook, ProgramSession, SessionRunArgs, SessionRunContext, SessionRunHook,
                                    SessionRunValues, StopAtStepHook, check_hook, fetch_names)
 from shims.estimator import inputs
@@ -272,17 +273,8 @@ def _call_model_fn(model_fn, features, labels, mode, params, config):
         spec = spec.as_estimator_spec()
     if not isinstance(spec, EstimatorSpec):
         raise TypeError(f"model_fn must return an EstimatorSpec, not {type(spec).__name__}")
-    unsupported = [f for f in ("scaffold",) if getattr(spec, f) is not None
-                   and not _empty_scaffold(getattr(spec, f))]
-    if unsupported:
-        raise NotImplementedError(
-            f"shims.estimator: EstimatorSpec({unsupported[0]}=...) is not supported; "
-            "initialize from a checkpoint with Estimator(warm_start_from=...) instead")
+    check_scaffold(spec.scaffold, "EstimatorSpec")
     return spec
-
-
-def _empty_scaffold(scaffold) -> bool:
-    return all(getattr(scaffold, a, None) is None for a in ("init_fn", "init_op", "saver"))
 
 
 def _dataset(input_fn, params, config, mode) -> tf.data.Dataset:
@@ -494,7 +486,8 @@ class Estimator:
         spec, all_hooks = holder["spec"], holder["hooks"]
         if spec.train_op is None or spec.loss is None:
             raise ValueError("Estimator.train: model_fn must return loss and train_op in TRAIN mode")
-        self._restore(program, required=False)
+        if self._restore(program, required=False) is None:
+            scaffold_init(spec.scaffold, program)
         os.makedirs(self._model_dir, exist_ok=True)
         start = int(program.variable("global_step").numpy())
         if steps is not None:
@@ -505,7 +498,8 @@ class Estimator:
                 hook.after_create_session(session, None)
         config = self._config
         saver = CheckpointSaver(program, self._model_dir, start, config.save_checkpoints_steps,
-                                config.save_checkpoints_secs, config.keep_checkpoint_max or 5,
+                                config.save_checkpoints_secs,
+                                scaffold_keep(spec.scaffold, config.keep_checkpoint_max or 5),
                                 saving_listeners)
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()

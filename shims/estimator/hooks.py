@@ -83,6 +83,42 @@ class ChiefSessionCreator:
         self.checkpoint_filename_with_path = checkpoint_filename_with_path
 
 
+# what a Scaffold may carry here: init_fn (run when there is no checkpoint to resume) and a
+# saver (its max_to_keep); the ops a TF1 session manager ran in a Session have no place
+_SCAFFOLD_OPS = ("init_op", "init_feed_dict", "ready_op", "ready_for_local_init_op",
+                 "local_init_op", "local_init_feed_dict", "summary_op", "copy_from_scaffold")
+
+
+def check_scaffold(scaffold, where: str) -> None:
+    """One clear error for a Scaffold field shims cannot honour."""
+    if scaffold is None:
+        return
+    given = [f for f in _SCAFFOLD_OPS if getattr(scaffold, "_" + f, getattr(scaffold, f, None)) is not None]
+    if given:
+        raise NotImplementedError(
+            f"shims: {where}(scaffold=Scaffold({given[0]}=...)) is not supported (init_fn and "
+            "saver are); initialize from a checkpoint with init_fn, tf.train.init_from_checkpoint "
+            "or Estimator(warm_start_from=...) instead")
+
+
+def scaffold_init(scaffold, program) -> None:
+    """TF 1.15's session manager, for a session that restored nothing: the scaffold's
+    ``init_fn(session)`` after the variables' initializers (here: after they were created),
+    with a session whose ``run`` runs program values; called eagerly, so a
+    ``tf.train.Saver(...).restore(session, path)`` in it restores the program's variables."""
+    init_fn = getattr(scaffold, "init_fn", None)
+    if init_fn is not None:
+        init_fn(ProgramSession(program))
+
+
+def scaffold_keep(scaffold, default: int) -> int:
+    """How many checkpoints stay: the scaffold saver's ``max_to_keep``, as TF1's saver hook
+    used the scaffold's saver."""
+    saver = getattr(scaffold, "saver", None)
+    keep = getattr(saver, "_max_to_keep", None)
+    return default if keep is None else keep
+
+
 class SessionRunHook:
     """Base of training hooks (TF 1.15's methods; override what you need)."""
 
