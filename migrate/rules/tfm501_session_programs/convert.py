@@ -136,7 +136,8 @@ class Converter:
             body += _as_moved(facts, plan.hoisted)
             body += [cst.parse_statement(f"{name} = {code(captured.get(id(expr), expr))}\n")
                      for found in exprs.values() for expr, name in found]
-            body = [b.with_changes(leading_lines=() if n == 0 else _nested_blanks(b.leading_lines))
+            # a moved statement keeps its comments (the first one: no blank line above it)
+            body = [b.with_changes(leading_lines=_nested_blanks(b.leading_lines, first=n == 0))
                     for n, b in enumerate(body)]
             body.append(cst.parse_statement(f"return {{{returned}}}\n"))
             blank = [cst.EmptyLine(), cst.EmptyLine()] if at_module else []
@@ -364,10 +365,15 @@ def _fetched_name(expr) -> str:
     return "fetched"
 
 
-def _nested_blanks(lines):
+def _nested_blanks(lines, first: bool = False):
     """A moved statement's leading lines inside the build function: blank lines carry no
-    indentation and come one at a time (two separated module-level definitions)."""
+    indentation and come one at a time (two separated module-level definitions); the
+    function's first statement has none above its comments."""
     out = []
+    if first:
+        lines = list(lines)
+        while lines and lines[0].comment is None:
+            lines.pop(0)
     for line in lines:
         if line.comment is None:
             if out and out[-1].comment is None:

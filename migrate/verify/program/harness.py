@@ -195,7 +195,9 @@ def _patch_sessions(tf_module):
 
     def patched_restore(self, sess, save_path):
         out = restore(self, sess, save_path)
-        if cfg["init_action"] and sess is not None and _initialized(sess.graph) is None:
+        # a real Session's restore (a shims runtime's session restoring in an init_fn is
+        # a program's, whose initial values were loaded when it was built)
+        if cfg["init_action"] and isinstance(sess, base) and _initialized(sess.graph) is None:
             _at_init(sess, run, sess.graph.get_collection("variables"))
         return out
 

@@ -23,6 +23,10 @@ def network(images, is_training):
 
 
 def main():
+    # one graph-level seed: every run starts from the same weights (unseeded, each TF1 run drew
+    # its own, and Adam after batch norm turns the last-digit differences of some draws into
+    # weight differences above verify's tolerance)
+    tf.set_random_seed(1)
     log_dir = os.path.join(sys.argv[1], "logs")
     rng = np.random.RandomState(4)
     images = rng.rand(64, 8, 8, 1).astype("float32")
