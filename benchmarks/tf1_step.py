@@ -1,6 +1,7 @@
 """Migrated programs against real TensorFlow 1.15: per-step time, start-up and memory.
 
     python benchmarks/tf1_step.py [--repeats 3] [--tf1-python PATH] [--no-suite]
+                                  [--suite-only NAME ...]
 
 For every program in ``benchmarks/programs/`` (a text CNN, a character LSTM, an Estimator
 trainer; the first two are Session loops TFM501 converts to GraphProgram) and in the
@@ -79,8 +80,8 @@ def verify(tf1, program, migrated, onednn, repeats, args=None):
             "tf1_mb": max(tf1_mb), "migrated_mb": max(new_mb)}
 
 
-def suite(tf1, work, repeats):
-    """The oracle suite's programs: step time and peak memory, shims default."""
+def suite(tf1, work, repeats, only=None):
+    """The oracle suite's programs (or the ones named): step time and peak memory, shims default."""
     out = os.path.join(work, "suite")
     subprocess.run([sys.executable, "-m", "migrate", "upgrade", SUITE, "--outtree", out],
                    capture_output=True, text=True, cwd=ROOT)
@@ -88,7 +89,7 @@ def suite(tf1, work, repeats):
     print("|---|---:|---:|---:|---|---:|---:|")
     ratios = []
     for name in sorted(os.listdir(SUITE)):
-        if not name.endswith(".py"):
+        if not name.endswith(".py") or (only and name not in only):
             continue
         row = verify(tf1, os.path.join(SUITE, name), os.path.join(out, name), False, repeats, SUITE_ARGS)
         ratios.append(row["ratio"])
@@ -103,9 +104,14 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--tf1-python")
     parser.add_argument("--no-suite", action="store_true", help="only benchmarks/programs")
+    parser.add_argument("--suite-only", nargs="+", metavar="NAME",
+                        help="only these programs of the suite (file names), nothing else")
     args = parser.parse_args(argv)
     tf1 = tf1_python(args.tf1_python)
     work = tempfile.mkdtemp(prefix="tfm-bench-")
+    if args.suite_only:
+        suite(tf1, work, args.repeats, set(args.suite_only))
+        return 0
     out = os.path.join(work, "migrated")
     subprocess.run([sys.executable, "-m", "migrate", "upgrade", PROGRAMS, "--outtree", out],
                    capture_output=True, text=True, cwd=ROOT)

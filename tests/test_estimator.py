@@ -237,3 +237,39 @@ def test_run_config_reads_tf_config_as_tf1_and_a_cluster_is_refused(name, tmp_pa
     monkeypatch.setenv("TF_CONFIG", "{not json")
     with pytest.raises(ValueError, match="TF_CONFIG is not JSON"):
         estimator.RunConfig()
+
+
+def test_evaluate_and_predict_run_their_hooks(tmp_path):
+    """Hooks given to evaluate() and predict() (and a spec's evaluation_hooks) were begun and
+    never run: no before_run/after_run, no end. They run around every step now, and a
+    request_stop() ends the pass, as TF 1.15's monitored session did."""
+    class Seen(estimator.SessionRunHook):
+        def __init__(self, stop_after=None):
+            self.values, self.ended, self.stop_after = [], False, stop_after
+
+        def before_run(self, run_context):
+            return estimator.SessionRunArgs(tf.compat.v1.train.get_global_step())
+
+        def after_run(self, run_context, run_values):
+            self.values.append(int(run_values.results))
+            if self.stop_after and len(self.values) >= self.stop_after:
+                run_context.request_stop()
+
+        def end(self, session):
+            self.ended = True
+
+    def model_fn(features, labels, mode):
+        out = tf.compat.v1.layers.dense(features, 1, name="out")
+        if mode == estimator.ModeKeys.PREDICT:
+            return estimator.EstimatorSpec(mode, predictions={"out": out})
+        return spec_for(mode, labels, features)
+
+    model = estimator.Estimator(model_fn, str(tmp_path))
+    model.train(input_fn, steps=2)
+    seen = Seen()
+    model.evaluate(lambda: input_fn().take(3), hooks=[seen])
+    assert seen.values == [2, 2, 2] and seen.ended
+    stopper = Seen(stop_after=1)
+    rows = list(model.predict(lambda: tf.data.Dataset.from_tensors(np.ones((2, 3), "float32")).repeat(4),
+                              hooks=[stopper]))
+    assert len(rows) == 2 and stopper.values == [2] and stopper.ended

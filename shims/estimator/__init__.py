@@ -562,18 +562,19 @@ class Estimator:
         updates: Dict[str, Any] = {"loss": "loss_update"}
         if spec.eval_metric_ops:
             updates["metrics"] = "metric_updates"
+        hooks = _Hooks(program, holder["hooks"])
         count = 0
         for element in dataset:
-            if steps is not None and count >= steps:
+            if (steps is not None and count >= steps) or hooks.context.stop_requested:
                 break
             features, labels = _split(element)
-            program.run(updates, features=features,
-                        **({"labels": labels} if len(feeds) == 2 else {}))
+            hooks.run(updates, features=features, **({"labels": labels} if len(feeds) == 2 else {}))
             count += 1
         values: Dict[str, Any] = {"loss": "loss_mean", "global_step": "global_step"}
         if spec.eval_metric_ops:
             values["metrics"] = "metric_values"
         out = program.run(values)
+        hooks.end()
         result: Dict[str, Any] = dict(out.get("metrics", {}))
         result["loss"] = out["loss"]
         result["global_step"] = out["global_step"]
@@ -589,7 +590,7 @@ class Estimator:
         features_spec, labels_spec = _split(dataset.element_spec)
         if labels_spec is not None:  # TF1 drops the labels an input_fn returns in PREDICT mode
             dataset = dataset.map(lambda *e: e[0])
-        program, holder = self._program(dataset, ModeKeys.PREDICT)
+        program, holder = self._program(dataset, ModeKeys.PREDICT, tuple(hooks or ()))
         program.function((), ("features",))
         spec = holder["spec"]
         if spec.predictions is None:
@@ -602,8 +603,11 @@ class Estimator:
             if unknown:
                 raise ValueError(f"Estimator.predict: predict_keys {unknown} are not in the "
                                  f"predictions: {sorted(spec.predictions)}")
+        run_hooks = _Hooks(program, holder["hooks"])
         for features in dataset:
-            batch = program.run("predictions", features=features)
+            if run_hooks.context.stop_requested:
+                break
+            batch = run_hooks.run("predictions", features=features)
             if keys is not None:
                 batch = {k: batch[k] for k in keys}
             if not yield_single_examples:
@@ -616,6 +620,7 @@ class Estimator:
             else:
                 for row in batch:
                     yield row
+        run_hooks.end()
 
     def export_saved_model(self, *args, **kwargs):
         raise NotImplementedError(
@@ -623,6 +628,38 @@ class Estimator:
             "tf.saved_model.save on a tf.Module (or a Keras model's export()) instead")
 
     export_savedmodel = export_saved_model
+
+
+class _Hooks:
+    """The hooks of an evaluate() or predict() run, as TF 1.15's monitored session ran them:
+    ``after_create_session`` once the variables are restored, ``before_run``/``after_run``
+    around every step (their fetches run in the same step), ``end`` at the end; a
+    ``request_stop()`` ends the run."""
+
+    def __init__(self, program: GraphProgram, hooks) -> None:
+        self._program, self._hooks = program, list(hooks)
+        self.context = SessionRunContext()
+        self._session = ProgramSession(program)
+        with program.as_default():
+            for hook in self._hooks:
+                hook.after_create_session(self._session, None)
+
+    def run(self, fetches, **feeds):
+        if not self._hooks:
+            return self._program.run(fetches, **feeds)
+        with self._program.as_default():
+            requests = [hook.before_run(self.context) for hook in self._hooks]
+        asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
+        out = self._program.run({"step": fetches, "hooks": asked}, **feeds)
+        with self._program.as_default():
+            for i, hook in enumerate(self._hooks):
+                hook.after_run(self.context, SessionRunValues(out["hooks"].get(str(i)), None, None))
+        return out["step"]
+
+    def end(self) -> None:
+        with self._program.as_default():
+            for hook in self._hooks:
+                hook.end(self._session)
 
 
 class TPUEstimator(Estimator):

@@ -2,7 +2,7 @@
 trainers write it: `init_fn` restoring a backbone from another model's checkpoint through a
 `tf.train.Saver` over a name map (or slim's `assign_from_checkpoint_fn`, the same thing),
 run only when model_dir has no checkpoint of its own, and `saver=tf.train.Saver(max_to_keep=2)`
-deciding how many checkpoints stay."""
+deciding how many checkpoints stay; a hook given to evaluate() sees each evaluation batch."""
 import os
 import sys
 
@@ -21,7 +21,8 @@ def backbone(x):
 
 
 def pretrain_fn(features, labels, mode):
-    logits = tf.layers.dense(backbone(features), 2, name="pretrain_head")
+    logits = tf.layers.dense(backbone(features), 2, name="pretrain_head",
+                             kernel_initializer=tf.truncated_normal_initializer(stddev=0.3, seed=3))
     loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
     train_op = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=tf.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
@@ -74,8 +75,10 @@ def main(out):
     losses = Losses()
     model.train(input_fn, max_steps=8, hooks=[losses])
     model.train(input_fn, max_steps=14, hooks=[losses])  # resumes: init_fn does not run again
-    metrics = model.evaluate(eval_input_fn)
+    eval_losses = Losses()  # an evaluation hook: it sees every evaluation batch
+    metrics = model.evaluate(eval_input_fn, hooks=[eval_losses])
     print("LOSSES", " ".join("%.6f" % v for v in losses.values))
+    print("EVAL_BATCHES", " ".join("%.6f" % v for v in eval_losses.values))
     print("EVAL %.6f %.6f %d" % (metrics["loss"], metrics["accuracy"], metrics["global_step"]))
     print("BACKBONE", " ".join("%.6f" % v for v in model.get_variable_value("backbone/dense/kernel")[0]))
     kept = sorted(int(p.split("-")[-1].split(".")[0]) for p in os.listdir(os.path.join(out, "model"))
