@@ -794,7 +794,16 @@ def _select(graph_values: Mapping[str, Any], fetches, op_names: set, variables=N
         return [resolve(v) for v in item]
 
     fetched = resolve(fetches)
-    ran = [v for v in tf.nest.flatten(fetched, expand_composites=False) if _is_op(v)]
+    # what the run computes before its variables are read: fetched ops, fetched tensors, and
+    # the assignment behind a fetched assign's result (`bump = tf.assign_add(step, 1)` gives
+    # an unread variable whose op is the assignment): without it, reading `step` in the same
+    # run raced the assignment
+    ran = []
+    for value in tf.nest.flatten(fetched, expand_composites=False):
+        if _is_op(value) or isinstance(value, tf.Tensor):
+            ran.append(value)
+        elif isinstance(value, resource_variable_ops._UnreadVariable):
+            ran.append(value.op)
 
     def convert(value):
         if _is_op(value):
