@@ -34,8 +34,7 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
-from shims.estimator.hooks import (ChiefSessionCreator, ProgramSession, SessionRunContext, SessionRunValues, check_hook,
-                                   fetch_names)
+from shims.estimator.hooks import ChiefSessionCreator, HookRunner, check_hook
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
@@ -65,8 +64,7 @@ class MonitoredTrainingSession:
         self._program = program
         self._checkpoint_dir = checkpoint_dir
         self._schedule = (save_checkpoint_steps, save_checkpoint_secs)
-        self._hooks = [*(chief_only_hooks or ()), *(hooks or ())]
-        self._context = SessionRunContext()
+        self._hooks = HookRunner(program, [*(chief_only_hooks or ()), *(hooks or ())])
         self._closed = False
         self._saver: Optional[CheckpointSaver] = None  # TF1's chief CheckpointSaverHook
         self._start()
@@ -74,7 +72,7 @@ class MonitoredTrainingSession:
     # -- the session's life -------------------------------------------------------------
     def _start(self) -> None:
         program = self._program
-        for hook in self._hooks:
+        for hook in self._hooks.hooks:
             check_hook(hook, "shims.MonitoredTrainingSession")
             hook.begin()
         program.function((), tuple(program._state.specs))  # builds the graph: every variable
@@ -84,9 +82,7 @@ class MonitoredTrainingSession:
         latest = self._restore_from()
         if latest is not None:
             program.restore(latest)
-        with program.as_default():  # TF1 hooks ran with the graph as the default
-            for hook in self._hooks:
-                hook.after_create_session(ProgramSession(program), None)
+        self._hooks.after_create_session()
         if saving:  # it saves the state the run starts from
             self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
                                           *self._schedule)
@@ -102,9 +98,7 @@ class MonitoredTrainingSession:
         """One step: the hooks' before_run, the run, the checkpoint schedule, their after_run."""
         if self._closed:
             raise RuntimeError("Run called on a closed MonitoredTrainingSession")
-        with self._program.as_default():
-            requests = [hook.before_run(self._context) for hook in self._hooks]
-        asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
+        asked = self._hooks.before_run()
         # the global step the run reached (StopAtStepHook's fetch) is read after the run
         after = {i: r for i, r in asked.items() if r == STEP_AFTER}
         asked = {i: r for i, r in asked.items() if i not in after}
@@ -116,13 +110,11 @@ class MonitoredTrainingSession:
             results.update({i: step for i in after})
         if self._saver is not None:  # TF1's chief saver hook comes before the program's hooks
             self._saver.after_step(self._global_step())
-        with self._program.as_default():
-            for i, hook in enumerate(self._hooks):
-                hook.after_run(self._context, SessionRunValues(results.get(str(i)), None, None))
+        self._hooks.after_run(results)
         return out["fetches"]
 
     def should_stop(self) -> bool:
-        return self._context.stop_requested or self._closed
+        return self._hooks.context.stop_requested or self._closed
 
     def close(self) -> None:
         """Ends the hooks, the chief's saver first (the last step's checkpoint), as TF1."""
@@ -131,9 +123,7 @@ class MonitoredTrainingSession:
         self._closed = True
         if self._saver is not None:
             self._saver.end(self._global_step())
-        with self._program.as_default():
-            for hook in self._hooks:
-                hook.end(ProgramSession(self._program))
+        self._hooks.end()
         self._program.flush_summary_writers()
 
     def __enter__(self) -> "MonitoredTrainingSession":

@@ -50,7 +50,7 @@ from tensorflow.python.data.ops import dataset_ops, iterator_ops
 from tensorflow.python.data.util import structure as _structure
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import gen_dataset_ops, gen_summary_ops
-from tensorflow.python.ops import resource_variable_ops, summary_ops_v2
+from tensorflow.python.ops import io_ops, resource_variable_ops, summary_ops_v2
 from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
@@ -149,8 +149,6 @@ def _init_from_checkpoint(original):
     return init_from_checkpoint
 
 
-
-
 def _shared_iterator(make, one_shot: bool):
     """A TF1 graph has one iterator per ``make_*_iterator`` call, and every ``sess.run``
     reads it. Steps here are separate functions, so each would read a copy of its own (a
@@ -197,18 +195,15 @@ def _program_writers():
             writers.append(handle)
             program._state.writer_deleters.append(
                 resource_variable_ops.EagerResourceDeleter(handle=handle, handle_device="cpu:0"))
-            program._state.writers_to_open.append(handle)
         return writers[n]
 
     def create_summary_file_writer(writer, *args, **kwargs):
         program = _BUILDING.program
-        if program is None or not any(writer is w for w in program._state.writers):
-            return open_file(writer, *args, **kwargs)
-        if any(writer is w for w in program._state.writers_to_open):
-            program._state.writers_to_open = [w for w in program._state.writers_to_open
-                                              if w is not writer]
-            return open_file(writer, *args, **kwargs)
-        return None  # opened by an earlier trace
+        if program is not None and any(writer is w for w in program._state.writers):
+            if id(writer) in program._state.opened_writers:
+                return None  # opened by an earlier trace
+            program._state.opened_writers.add(id(writer))
+        return open_file(writer, *args, **kwargs)
 
     def set_up_resource_deleter(writer):
         program = _BUILDING.program
@@ -341,7 +336,7 @@ class GraphProgram(tf.Module):
         state.from_checkpoint = []  # (variable, checkpoint file, tensor name, slice) to load at build
         state.savers = {}       # (max_to_keep, relative paths) -> its Saver (see _saver)
         state.writers = []      # summary writer resources, made once (see _program_writers)
-        state.writers_to_open = []
+        state.opened_writers = set()  # ids of those opened (their files exist)
         state.writer_deleters = []
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
@@ -585,8 +580,6 @@ class GraphProgram(tf.Module):
 
     def _load_checkpoint_initializers(self) -> None:
         """Load what ``init_from_checkpoint`` named: the variables' initial values."""
-        from tensorflow.python.ops import io_ops
-
         for variable, ckpt_file, tensor_name, slice_spec in self._state.from_checkpoint:
             value = io_ops.restore_v2(ckpt_file, [tensor_name], [slice_spec],
                                       [variable.dtype.base_dtype])[0]

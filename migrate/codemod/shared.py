@@ -1,9 +1,10 @@
 """Helpers several rules share (one module, so that no rule imports another rule)."""
 import re
-from typing import Optional
+from typing import Callable, Optional, Set
 
 import libcst as cst
 
+from migrate.codemod.cstutil import nodes_of
 from migrate.codemod.keras_weights import is_keras_class
 
 # -- Keras methods (TFM301, TFM302, TFM303, TFM304) -------------------------------
@@ -167,3 +168,34 @@ def in_graph_mode(ctx) -> bool:
 # method -> the tf.compat.v1 function TF2 keeps for it
 DATASET_ITERATOR_METHODS = {"make_one_shot_iterator": "compat.v1.data.make_one_shot_iterator",
                             "make_initializable_iterator": "compat.v1.data.make_initializable_iterator"}
+
+
+# -- what a plain name holds (TFM108's dimensions, TFM119's variables) --------------
+def loop_iterable(ctx, name: str) -> Optional[cst.BaseExpression]:
+    """What ``name`` iterates over when it is the variable of an enclosing ``for`` or
+    comprehension (the innermost one binding it), else None."""
+    for ancestor in ctx.ancestors(cst.For, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp):
+        loops = []
+        if isinstance(ancestor, cst.For):
+            loops.append(ancestor)
+        else:
+            comp = ancestor.for_in
+            while comp is not None:
+                loops.append(comp)
+                comp = comp.inner_for_in
+        for loop in loops:
+            if isinstance(loop.target, cst.Name) and loop.target.value == name:
+                return loop.iter
+    return None
+
+
+def names_bound_only_to(module: cst.Module, kind: Callable[[cst.BaseExpression], bool]) -> Set[str]:
+    """Names every plain assignment of which is of ``kind`` (``shape = x.get_shape()``,
+    ``tvars = tf.trainable_variables()``), with one walk of the module."""
+    found: Set[str] = set()
+    others: Set[str] = set()
+    for node in nodes_of(module, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                (found if kind(node.value) else others).add(target.target.value)
+    return found - others

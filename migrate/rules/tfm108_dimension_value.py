@@ -4,8 +4,9 @@ from typing import Optional, Set
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import call, code, nodes_of
+from migrate.codemod.cstutil import call, code
 from migrate.codemod.rule import Rule
+from migrate.codemod.shared import loop_iterable, names_bound_only_to
 
 VALUE = needles.Needle((".value",), r"\.value\b")
 
@@ -62,32 +63,13 @@ sizes = [tf.compat.dimension_value(d) for d in inputs.get_shape()]
         """Names every assignment of which is a shape (``shape = x.get_shape()``); found
         on first need (most files never ask), with one plain walk."""
         if self._shapes is None:
-
-            shapes: Set[str] = set()
-            others: Set[str] = set()
-            for node in nodes_of(self.ctx.module, cst.Assign):
-                for target in node.targets:
-                    if isinstance(target.target, cst.Name):
-                        (shapes if _shape_like(node.value, set()) else others).add(target.target.value)
-            self._shapes = shapes - others
+            self._shapes = names_bound_only_to(self.ctx.module, lambda value: _shape_like(value, set()))
         return self._shapes
 
     def _loop_dimension(self, name: str) -> bool:
         """Is ``name`` a loop/comprehension variable iterating over a shape?"""
-        for ancestor in self.ctx.ancestors(cst.For, cst.ListComp, cst.SetComp, cst.GeneratorExp,
-                                           cst.DictComp):
-            loops = []
-            if isinstance(ancestor, cst.For):
-                loops.append(ancestor)
-            else:
-                comp = ancestor.for_in
-                while comp is not None:
-                    loops.append(comp)
-                    comp = comp.inner_for_in
-            for loop in loops:
-                if isinstance(loop.target, cst.Name) and loop.target.value == name:
-                    return _shape_like(loop.iter, self.shape_names)
-        return False
+        iterable = loop_iterable(self.ctx, name)
+        return iterable is not None and _shape_like(iterable, self.shape_names)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "value":

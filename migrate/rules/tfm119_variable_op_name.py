@@ -4,8 +4,9 @@ from typing import Optional, Set
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import call, code, nodes_of
+from migrate.codemod.cstutil import call, code
 from migrate.codemod.rule import Rule
+from migrate.codemod.shared import loop_iterable, names_bound_only_to
 
 OP_NAME = needles.Needle((".op.name",), r"\.op\.name\b")
 # calls that list variables, as ctx.v1 spells them (the slim and contrib.framework ones by prefix)
@@ -47,42 +48,23 @@ var_list = {shims.op_name(v): v for v in tf.global_variables() if shims.op_name(
 
     _lists: Optional[Set[str]] = None
 
-    def _is_list(self, node: cst.BaseExpression) -> bool:
-        if isinstance(node, cst.Call):
-            name = self.ctx.v1(node.func) or ""
-            return name in VARIABLE_LISTS or name.startswith(VARIABLE_LIST_PREFIXES)
-        return isinstance(node, cst.Name) and node.value in self.list_names
+    def _lists_variables(self, node: cst.BaseExpression) -> bool:
+        """A call listing variables."""
+        name = (self.ctx.v1(node.func) or "") if isinstance(node, cst.Call) else ""
+        return name in VARIABLE_LISTS or name.startswith(VARIABLE_LIST_PREFIXES)
 
     @property
     def list_names(self) -> Set[str]:
         """Names every assignment of which is a variable list (``tvars = tf.trainable_variables()``)."""
         if self._lists is None:
-            self._lists = set()  # while they are found, a name is no list yet
-            lists: Set[str] = set()
-            others: Set[str] = set()
-            for node in nodes_of(self.ctx.module, cst.Assign):
-                for target in node.targets:
-                    if isinstance(target.target, cst.Name):
-                        (lists if self._is_list(node.value) else others).add(target.target.value)
-            self._lists = lists - others
+            self._lists = names_bound_only_to(self.ctx.module, self._lists_variables)
         return self._lists
 
     def _listed_variable(self, name: str) -> bool:
         """Is ``name`` a loop/comprehension variable iterating over a variable list?"""
-        for ancestor in self.ctx.ancestors(cst.For, cst.ListComp, cst.SetComp, cst.GeneratorExp,
-                                           cst.DictComp):
-            loops = []
-            if isinstance(ancestor, cst.For):
-                loops.append(ancestor)
-            else:
-                comp = ancestor.for_in
-                while comp is not None:
-                    loops.append(comp)
-                    comp = comp.inner_for_in
-            for loop in loops:
-                if isinstance(loop.target, cst.Name) and loop.target.value == name:
-                    return self._is_list(loop.iter)
-        return False
+        iterable = loop_iterable(self.ctx, name)
+        return iterable is not None and (self._lists_variables(iterable) or (
+            isinstance(iterable, cst.Name) and iterable.value in self.list_names))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         op = node.value

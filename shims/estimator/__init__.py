@@ -36,10 +36,10 @@ import tensorflow as tf
 from shims._saving import CheckpointSaver
 from shims.program import GraphProgram
 
-from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, LoggingTensorHook,
+from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, HookRunner, LoggingTensorHook,
                                    check_scaffold, scaffold_init, scaffold_keep, NanLossDuringTrainingError,
-                                   NanTensorHook, ProgramSession, SessionRunArgs, SessionRunContext, SessionRunHook,
-                                   SessionRunValues, StopAtStepHook, check_hook, fetch_names)
+                                   NanTensorHook, SessionRunArgs, SessionRunContext, SessionRunHook,
+                                   SessionRunValues, StopAtStepHook, check_hook)
 from shims.estimator import inputs
 from shims.estimator import early_stopping
 from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
@@ -492,10 +492,8 @@ class Estimator:
         start = int(program.variable("global_step").numpy())
         if steps is not None:
             max_steps = start + steps
-        session = ProgramSession(program)
-        with program.as_default():  # TF1 hooks ran with the model's graph as the default
-            for hook in all_hooks:
-                hook.after_create_session(session, None)
+        hooks_run = HookRunner(program, all_hooks)
+        hooks_run.after_create_session()
         config = self._config
         saver = CheckpointSaver(program, self._model_dir, start, config.save_checkpoints_steps,
                                 config.save_checkpoints_secs,
@@ -503,17 +501,14 @@ class Estimator:
                                 saving_listeners)
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
-        context = SessionRunContext()
         iteration = 0
         for element in dataset:
             if max_steps is not None and step_value >= max_steps:
                 break
             features, labels = _split(element)
-            with program.as_default():
-                requests = [hook.before_run(context) for hook in all_hooks]
             fetch: Dict[str, Any] = {"train_op": "train_op", "loss": "loss",
                                      "global_step": "global_step_after"}
-            asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
+            asked = hooks_run.before_run()
             if asked:
                 fetch["hooks"] = asked
             feed = {"features": features, **({"labels": labels} if len(feeds) == 2 else {})}
@@ -525,11 +520,8 @@ class Estimator:
             # TF1's chief hooks run first: the step's checkpoint (and the evaluation a saving
             # listener runs on it) comes before the program's own hooks see the step
             if saver.after_step(step_value):
-                context.request_stop()
-            with program.as_default():
-                for i, hook in enumerate(all_hooks):
-                    results = out.get("hooks", {}).get(str(i))
-                    hook.after_run(context, SessionRunValues(results, None, None))
+                hooks_run.context.request_stop()
+            hooks_run.after_run(out.get("hooks", {}))
             if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
                 if iteration:
                     _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], step_value,
@@ -538,12 +530,10 @@ class Estimator:
                     _log.info("loss = %s, step = %d", out["loss"], step_value)
                 started = time.time()
             iteration += 1
-            if context.stop_requested:
+            if hooks_run.context.stop_requested:
                 break
         saver.end(step_value)
-        with program.as_default():
-            for hook in all_hooks:
-                hook.end(session)
+        hooks_run.end()
         program.flush_summary_writers()  # TF1's graph and its writers ended with train()
         _log.info("Loss for final step: %s.", loss)
         return self
@@ -562,19 +552,20 @@ class Estimator:
         updates: Dict[str, Any] = {"loss": "loss_update"}
         if spec.eval_metric_ops:
             updates["metrics"] = "metric_updates"
-        hooks = _Hooks(program, holder["hooks"])
+        hooks_run = HookRunner(program, holder["hooks"])
+        hooks_run.after_create_session()
         count = 0
         for element in dataset:
-            if (steps is not None and count >= steps) or hooks.context.stop_requested:
+            if (steps is not None and count >= steps) or hooks_run.context.stop_requested:
                 break
             features, labels = _split(element)
-            hooks.run(updates, features=features, **({"labels": labels} if len(feeds) == 2 else {}))
+            hooks_run.run(updates, features=features, **({"labels": labels} if len(feeds) == 2 else {}))
             count += 1
         values: Dict[str, Any] = {"loss": "loss_mean", "global_step": "global_step"}
         if spec.eval_metric_ops:
             values["metrics"] = "metric_values"
         out = program.run(values)
-        hooks.end()
+        hooks_run.end()
         result: Dict[str, Any] = dict(out.get("metrics", {}))
         result["loss"] = out["loss"]
         result["global_step"] = out["global_step"]
@@ -603,11 +594,12 @@ class Estimator:
             if unknown:
                 raise ValueError(f"Estimator.predict: predict_keys {unknown} are not in the "
                                  f"predictions: {sorted(spec.predictions)}")
-        run_hooks = _Hooks(program, holder["hooks"])
+        hooks_run = HookRunner(program, holder["hooks"])
+        hooks_run.after_create_session()
         for features in dataset:
-            if run_hooks.context.stop_requested:
+            if hooks_run.context.stop_requested:
                 break
-            batch = run_hooks.run("predictions", features=features)
+            batch = hooks_run.run("predictions", features=features)
             if keys is not None:
                 batch = {k: batch[k] for k in keys}
             if not yield_single_examples:
@@ -620,7 +612,7 @@ class Estimator:
             else:
                 for row in batch:
                     yield row
-        run_hooks.end()
+        hooks_run.end()
 
     def export_saved_model(self, *args, **kwargs):
         raise NotImplementedError(
@@ -628,38 +620,6 @@ class Estimator:
             "tf.saved_model.save on a tf.Module (or a Keras model's export()) instead")
 
     export_savedmodel = export_saved_model
-
-
-class _Hooks:
-    """The hooks of an evaluate() or predict() run, as TF 1.15's monitored session ran them:
-    ``after_create_session`` once the variables are restored, ``before_run``/``after_run``
-    around every step (their fetches run in the same step), ``end`` at the end; a
-    ``request_stop()`` ends the run."""
-
-    def __init__(self, program: GraphProgram, hooks) -> None:
-        self._program, self._hooks = program, list(hooks)
-        self.context = SessionRunContext()
-        self._session = ProgramSession(program)
-        with program.as_default():
-            for hook in self._hooks:
-                hook.after_create_session(self._session, None)
-
-    def run(self, fetches, **feeds):
-        if not self._hooks:
-            return self._program.run(fetches, **feeds)
-        with self._program.as_default():
-            requests = [hook.before_run(self.context) for hook in self._hooks]
-        asked = {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
-        out = self._program.run({"step": fetches, "hooks": asked}, **feeds)
-        with self._program.as_default():
-            for i, hook in enumerate(self._hooks):
-                hook.after_run(self.context, SessionRunValues(out["hooks"].get(str(i)), None, None))
-        return out["step"]
-
-    def end(self) -> None:
-        with self._program.as_default():
-            for hook in self._hooks:
-                hook.end(self._session)
 
 
 class TPUEstimator(Estimator):

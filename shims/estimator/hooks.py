@@ -70,6 +70,51 @@ class ProgramSession:
             return self._program.run(names)
 
 
+class HookRunner:
+    """A run's hooks, called as TF 1.15's monitored session called them, with the program's
+    graph as the default graph (a hook's ``before_run`` may look a tensor up by name there):
+    ``after_create_session`` once the variables are in place, ``before_run`` (the fetches
+    it asks for, by graph name) and ``after_run`` around every step, ``end`` at the end;
+    ``context.request_stop()`` asks the run to stop. Used by shims.estimator's train,
+    evaluate and predict and by the monitored sessions."""
+
+    def __init__(self, program, hooks) -> None:
+        self.program, self.hooks = program, list(hooks)
+        self.context = SessionRunContext()
+        self.session = ProgramSession(program)
+
+    def after_create_session(self) -> None:
+        with self.program.as_default():
+            for hook in self.hooks:
+                hook.after_create_session(self.session, None)
+
+    def before_run(self) -> Dict[str, Any]:
+        """``{hook index: fetch names}`` of the hooks that ask for something."""
+        with self.program.as_default():
+            requests = [hook.before_run(self.context) for hook in self.hooks]
+        return {str(i): fetch_names(r.fetches) for i, r in enumerate(requests) if r is not None}
+
+    def after_run(self, results: Dict[str, Any]) -> None:
+        """``results``: what each asking hook's fetches gave, by hook index."""
+        with self.program.as_default():
+            for i, hook in enumerate(self.hooks):
+                hook.after_run(self.context, SessionRunValues(results.get(str(i)), None, None))
+
+    def end(self) -> None:
+        with self.program.as_default():
+            for hook in self.hooks:
+                hook.end(self.session)
+
+    def run(self, fetches, **feeds):
+        """One step of the program with the hooks around it (their fetches in the same step)."""
+        if not self.hooks:
+            return self.program.run(fetches, **feeds)
+        asked = self.before_run()
+        out = self.program.run({"step": fetches, "hooks": asked}, **feeds)
+        self.after_run(out["hooks"])
+        return out["step"]
+
+
 class ChiefSessionCreator:
     """``tf.train.ChiefSessionCreator``'s arguments, for ``shims.MonitoredSession``: where
     the session's variables come from (``checkpoint_filename_with_path``, else the latest

@@ -170,16 +170,13 @@ class Planner:
             if name in CLUSTER:
                 found.append(name)
         session = stmts[session_at]
-        calls = [session.items[0].item] if isinstance(session, cst.With) else [_value(session)]
-        for call in calls:
-            if not isinstance(call, cst.Call):
-                continue
-            for i, arg in enumerate(call.args):
-                keyword = arg.keyword.value if arg.keyword else None
-                if (keyword in ("target", "master") or (keyword is None and i == 0 and self._call_name(call)
-                                                        in ("tf.Session", "tf.InteractiveSession"))) \
-                        and not (isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == ""):
-                    found.append(f"{keyword or 'target'}={code(arg.value)}")
+        call = session.items[0].item if isinstance(session, cst.With) else _value(session)
+        positional = self._call_name(call) in ("tf.Session", "tf.InteractiveSession")  # (target, ...)
+        for i, arg in enumerate(call.args if isinstance(call, cst.Call) else ()):
+            keyword = arg.keyword.value if arg.keyword else None
+            local = isinstance(arg.value, cst.SimpleString) and arg.value.evaluated_value == ""
+            if not local and (keyword in ("target", "master") or (keyword is None and i == 0 and positional)):
+                found.append(f"{keyword or 'target'}={code(arg.value)}")
         return list(dict.fromkeys(found))
 
     def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
