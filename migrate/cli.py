@@ -61,9 +61,9 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 # -- planning a run --------------------------------------------------------------
 def _plan(paths, select, ignore, lint_only: bool, no_cache: bool, jobs: int, timeout: float,
-          report: Optional[str], fmt: str):
-    """The settings and rule codes of a run; a usage problem is one line and exit 2."""
-    from migrate.codemod.config import choose_codes, load_config, run_problem
+          report: Optional[str], fmt: str, keras: Optional[str] = None):
+    """The settings, rule codes and target of a run; a usage problem is one line and exit 2."""
+    from migrate.codemod.config import choose_codes, choose_target, load_config, run_problem
 
     check_format(fmt)
     problem = run_problem(jobs, timeout, report)
@@ -71,12 +71,13 @@ def _plan(paths, select, ignore, lint_only: bool, no_cache: bool, jobs: int, tim
         fail(problem)
     try:
         config = load_config(paths)
-        return config, choose_codes(select, ignore, config, lint_only=lint_only, use_cache=not no_cache)
+        return config, choose_codes(select, ignore, config, lint_only=lint_only, use_cache=not no_cache), \
+            choose_target(keras, config)
     except UsageError as exc:
         fail(str(exc))
 
 
-def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
+def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0, target=None):
     from migrate.codemod.config import config_list
     from migrate.codemod.files import discover
     from migrate.codemod.runner import run
@@ -86,8 +87,9 @@ def _run(paths, codes, fix, jobs, no_cache, config, timeout=120.0):
     except UsageError as exc:
         fail(str(exc))
     files, missing = discover(paths, excluded)
+    options = {"target": target} if target is not None else {}
     reports = run(files, codes, fix=fix, jobs=jobs, use_cache=not no_cache,
-                  progress=sys.stderr.isatty(), timeout=timeout)
+                  progress=sys.stderr.isatty(), timeout=timeout, **options)
     return files, missing, reports
 
 
@@ -135,6 +137,8 @@ FORMAT = typer.Option("text", "--format", metavar="FORMAT", help="text, json or 
 REPORT = typer.Option(None, "--report", metavar="FILE", help="Also write the JSON report here.")
 JOBS = typer.Option(0, "--jobs", "-j", metavar="N", help="Worker processes (default: all cores).")
 NO_CACHE = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache.")
+KERAS = typer.Option(None, "--keras", metavar="2|3", help="The Keras of the migrated code: 2 (tf_keras, "
+                     "TF 1.15's; the default) or 3 (the Keras TensorFlow ships).")
 
 
 # -- upgrade -------------------------------------------------------------------
@@ -159,13 +163,14 @@ def upgrade(
     timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS",
         help="Seconds one file may take; past that "
                                   "it gets an error and is left untouched."),
+    keras: Optional[str] = KERAS,
 ) -> None:
     """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR.
 
     Exit codes: 0 when nothing is left to do; 1 when findings remain (after --write:
     findings the rewrite did not fix) or, with --check, when a file would change;
     2 on errors (unparsable files, files that could not be written, bad usage)."""
-    config, codes = _plan(paths, select, ignore, False, no_cache, jobs, timeout, report, fmt)
+    config, codes, target = _plan(paths, select, ignore, False, no_cache, jobs, timeout, report, fmt, keras)
     if check and (write or outtree):
         fail("--check only reports; it cannot be combined with --write or --outtree")
     if outtree:
@@ -175,7 +180,7 @@ def upgrade(
         problem = outtree_problem(outtree, paths)
         if problem:
             fail(problem)
-    files, missing, reports = _run(paths, codes, True, jobs, no_cache, config, timeout)
+    files, missing, reports = _run(paths, codes, True, jobs, no_cache, config, timeout, target)
     if not files and missing and len(missing) == len(paths):
         from migrate.codemod.output import shown
 
@@ -235,10 +240,11 @@ def lint(
     no_cache: bool = NO_CACHE,
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
     timeout: float = typer.Option(120.0, "--timeout", metavar="SECONDS", help="Seconds one file may take."),
+    keras: Optional[str] = KERAS,
 ) -> None:
     """Report tf.function and eager-mode pitfalls; never writes."""
-    config, codes = _plan(paths, select, ignore, not select, no_cache, jobs, timeout, report, fmt)
-    files, missing, reports = _run(paths, codes, False, jobs, no_cache, config, timeout)
+    config, codes, target = _plan(paths, select, ignore, not select, no_cache, jobs, timeout, report, fmt, keras)
+    files, missing, reports = _run(paths, codes, False, jobs, no_cache, config, timeout, target)
     from migrate.codemod.output import summarize
 
     summary = summarize(files, reports, missing, write=None)

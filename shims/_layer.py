@@ -1,148 +1,16 @@
-"""legacy_layer / LegacyModule / get_or_create_layer."""
+"""legacy_layer / LegacyModule on Keras 2 (tf_keras): the default target's runtime."""
 from __future__ import annotations
 
-import inspect
-import re
-import sys
 from typing import Callable, Optional
 
 import tensorflow as tf
 import tf_keras
-from tensorflow.python.framework import ops
-from tensorflow.python.ops import variable_scope as vs
 from tf_keras.src.legacy_tf_layers import variable_scope_shim as _shim
+
+from shims._runner import _Runner, _accepts, _snake
 
 track_tf1_style_variables = _shim.track_tf1_style_variables
 _EagerVariableStore = _shim._EagerVariableStore
-
-
-def _snake(name: str) -> str:
-    name = re.sub(r"[^0-9a-zA-Z_]", "_", name)
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().strip("_") or "legacy"
-
-
-def _accepts(fn: Callable, keyword: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
-
-
-# modules whose variables are not the user's raw tf.Variable calls: they keep their own
-# stores (get_variable's, a Keras layer's weights) and are passed through
-_LIBRARIES = ("tensorflow", "tf_keras", "keras", "tf_slim", "shims", "tensorflow_probability")
-
-
-def _called_by_user_code() -> bool:
-    """Was the variable being created asked for by the user's code itself (a
-    ``tf.Variable(...)`` in the function), not by a library on its behalf?"""
-    frame = sys._getframe(2)
-    while frame is not None:
-        module = frame.f_globals.get("__name__", "")
-        if not (module.startswith("tensorflow.") or module == __name__):
-            return not any(module == lib or module.startswith(lib + ".") for lib in _LIBRARIES)
-        frame = frame.f_back
-    return False
-
-
-class _RawVariables:
-    """Raw ``tf.Variable(...)`` calls in the function (a TF1 global step, a scale),
-    created once with their TF1 names, as ``get_variable`` ones are by the store.
-
-    In TF1 graph code ``tf.Variable(0, name="global_step")`` ran once, when the graph was
-    built; run again on every call (or under tf.function, which refuses to create a
-    variable twice) it would make a new variable each time. Here each one is keyed by
-    its TF1 name (the name scope plus ``name``, ``Variable`` when unnamed, with TF1's
-    ``_1`` suffix when a run takes a name twice), made on the first run outside any
-    function graph, tracked by the layer, and handed back on later runs. Variables the
-    store creates for ``get_variable`` pass through untouched.
-    """
-
-    def __init__(self, owner) -> None:
-        self.owner = owner
-        self.taken: set = set()
-        self.root = ops.get_name_scope()  # the scope the function was called in
-
-    def creator(self, next_creator, **kwargs):
-        if not _called_by_user_code():
-            return next_creator(**kwargs)  # the store (get_variable), a Keras layer, tf-slim
-        scope = ops.get_name_scope()
-        if scope == self.root or scope.startswith(self.root + "/"):
-            scope = scope[len(self.root):].lstrip("/")  # the layer's own call scope is not TF1's
-        base = kwargs.get("name") or "Variable"
-        key = f"{scope}/{base}" if scope else base
-        if key in self.taken:
-            stem, n = key, 1
-            while f"{stem}_{n}" in self.taken:
-                n += 1
-            key = f"{stem}_{n}"
-        self.taken.add(key)
-        made = self.owner._tf1_style_var_store._vars  # tracked and checkpointed with the rest
-        if key in made:
-            return made[key]
-        initial = kwargs.get("initial_value")
-        if callable(initial):
-            initial = initial()
-        if tf.is_tensor(initial) and not tf.executing_eagerly() and \
-                not isinstance(initial, tf.Variable):
-            value = tf.get_static_value(initial)
-            if value is None:
-                raise ValueError(
-                    f"tf.Variable {key!r}: its initial value is computed from the function's "
-                    "inputs, so it cannot be created once outside the call; create it with "
-                    "tf.compat.v1.get_variable(..., initializer=...) instead")
-            initial = value
-        with tf.init_scope(), ops.name_scope(None, skip_on_eager=False):
-            variable = next_creator(**dict(kwargs, initial_value=initial, name=key))
-        made[key] = variable
-        return variable
-
-
-class _Runner:
-    """Runs a TF1-style function under a variable store, TF1 style.
-
-    With ``trace=True`` the function runs inside a ``tf.function`` of its own, so
-    it sees a graph as in TF1: ``tensor.name``, ``.op``, ``.graph`` and static
-    shape logic work, and every trace starts with fresh variable-scope counters,
-    so ``default_name`` scopes and unnamed layers get the same names on every
-    call. Variables are created in the store, under ``tf.init_scope``, once.
-    """
-
-    def __init__(self, owner, fn: Callable, trace: bool) -> None:
-        self.owner = owner
-        self.fn = fn
-        self.trace = trace
-        self.traced = tf.function(self._run, autograph=False) if trace else None
-
-    def _run(self, *args, **kwargs):
-        # A fresh variable-scope store (root scope, zero name counters) per run, as a
-        # new TF1 graph had: FuncGraphs share this collection with the eager context
-        # by reference, so without it `default_name` scopes and unnamed layers would
-        # get new names (bert_1, dense_2) on every trace and call.
-        scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
-        saved = list(scopes)
-        scopes[:] = [vs._VariableScopeStore()]
-        raw = _RawVariables(self.owner)
-        try:
-            with self.owner._tf1_style_var_store.scope(), tf.variable_creator_scope(raw.creator):
-                return self.fn(*args, **kwargs)
-        finally:
-            scopes[:] = saved
-
-    def __call__(self, *args, **kwargs):
-        store = self.owner._tf1_style_var_store
-        before = set(store._regularizers)
-        if self.traced is not None:
-            out = self.traced(*args, **kwargs)
-        else:
-            out = self._run(*args, **kwargs)
-        if isinstance(self.owner, tf_keras.layers.Layer):
-            for name, regularizer in store._regularizers.items():
-                if name not in before:
-                    self.owner.add_loss(regularizer)
-        return out
 
 
 class LegacyLayer(tf_keras.layers.Layer):
@@ -159,7 +27,12 @@ class LegacyLayer(tf_keras.layers.Layer):
         self._tf1_style_var_store = _EagerVariableStore()
         self._fn = fn
         self._takes_training = _accepts(fn, "training")
-        self._runner = _Runner(self, fn, trace)
+        self._runner = _Runner(self, fn, trace, after=self._add_new_losses)
+
+    def _add_new_losses(self, before: set) -> None:
+        for name, regularizer in self._tf1_style_var_store._regularizers.items():
+            if name not in before:
+                self.add_loss(regularizer)
 
     def call(self, *args, training=None, **kwargs):
         if training is not None and self._takes_training:
@@ -193,40 +66,3 @@ class LegacyModule(tf.Module):
 def legacy_layer(fn: Callable, name: Optional[str] = None, trace: bool = True) -> LegacyLayer:
     """Wrap a TF1 graph-building function as a Keras layer (see :class:`LegacyLayer`)."""
     return LegacyLayer(fn, name=name, trace=trace)
-
-
-def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
-                        default_name: Optional[str] = None, reuse: bool = False):
-    """Create a Keras layer once per variable scope inside a shim scope.
-
-    ``name`` is the TF1 layer name; the layer is keyed by the current variable
-    scope plus that name, so a function run again (or a scope reused) gets the
-    same layer back. With ``name=None`` the TF1 auto-name is used: the first
-    unnamed ``dense`` in a scope is ``dense``, the next ``dense_1`` (or always
-    ``dense`` when the TF1 call passed ``reuse=True``), exactly as
-    ``tf.layers`` named them, so TF1 checkpoints still line up.
-
-    Outside a shim scope in TF1 graph mode this simply returns ``factory()``.
-    """
-    store = vs._get_default_variable_store()
-    if not isinstance(store, _EagerVariableStore):
-        if not tf.compat.v1.executing_eagerly_outside_functions():
-            return factory()
-        raise ValueError(
-            "shims.get_or_create_layer() was called outside a shim scope: run this code "
-            "through shims.legacy_layer(fn) (or a method decorated with "
-            "shims.track_tf1_style_variables) so the layer is created once and tracked")
-    if name is None:
-        if not default_name:
-            raise ValueError("get_or_create_layer needs a name or a default_name")
-        if reuse:
-            scope = tf.compat.v1.get_variable_scope().name
-            key = f"{scope}/{default_name}" if scope else default_name
-        else:
-            with tf.compat.v1.variable_scope(None, default_name=default_name) as captured:
-                key = captured.name
-    else:
-        scope = tf.compat.v1.get_variable_scope().name
-        key = f"{scope}/{name}" if scope else name
-    return store.get_or_create_layer(key, factory)
-

@@ -33,12 +33,13 @@ What makes it behave like the TF1 graph:
   variables, in eager mode): checkpoints the TF1 program wrote restore, and what
   this writes restores into the TF1 graph.
 
-Imports inside functions: tf_keras and TensorFlow internals used by one code path each (a legacy-Keras graph check, eager tensor conversion), loaded when that path runs.
+Imports inside functions: tf_keras, Keras 3 and TensorFlow internals used by one code path each (the update hooks of the Keras generation loaded, eager tensor conversion), loaded when that path runs.
 """
 from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
@@ -55,7 +56,7 @@ from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
 
-from shims._layer import _EagerVariableStore
+from shims._store import VariableStore
 
 _GLOBAL = ops.GraphKeys.GLOBAL_VARIABLES
 _TRAINABLE = ops.GraphKeys.TRAINABLE_VARIABLES
@@ -252,13 +253,52 @@ def _creator(next_creator, **kwargs):
     return program._create_variable(next_creator, kwargs)
 
 
+def _update_op(graph, item) -> None:
+    """Put an update (a tensor, an op, or what a variable's assign returns) in UPDATE_OPS."""
+    op = item if isinstance(item, tf.Operation) else getattr(item, "op", None)
+    if op is not None and getattr(op, "graph", None) is graph:
+        graph.add_to_collection(ops.GraphKeys.UPDATE_OPS, op)
+
+
 @contextlib.contextmanager
 def _updates_to_collection(graph):
     """Keras layers' updates (batch-norm moving averages) land in UPDATE_OPS, as the TF1
     layers' did. A Keras layer runs its update ops inline, counting on a tf.function's
     automatic control dependencies; steps here have none (only what the fetches need
     runs), so without this a program's `control_dependencies(UPDATE_OPS)` would hold
-    nothing and the moving averages would never move."""
+    nothing and the moving averages would never move. Only the Keras generations this
+    process has loaded are patched (a Keras 3 program never imports tf_keras)."""
+    with contextlib.ExitStack() as stack:
+        if "tf_keras" in sys.modules:
+            stack.enter_context(_tf_keras_updates(graph))
+        if "keras" in sys.modules:
+            stack.enter_context(_keras3_updates(graph))
+        yield
+
+
+@contextlib.contextmanager
+def _keras3_updates(graph):
+    """Keras 3 layers assign their variables directly (``moving_mean.assign(...)``)."""
+    from keras.src.backend.tensorflow.core import Variable
+
+    original = Variable._direct_assign
+
+    def _direct_assign(variable, value):
+        if ops.get_default_graph() is not graph:
+            return original(variable, value)
+        _update_op(graph, variable._value.assign(tf.cast(value, variable._value.dtype)))
+        return None
+
+    Variable._direct_assign = _direct_assign
+    try:
+        yield
+    finally:
+        Variable._direct_assign = original
+
+
+@contextlib.contextmanager
+def _tf_keras_updates(graph):
+    """tf_keras layers report their updates through ``add_update``."""
     import tf_keras
 
     layer_class = tf_keras.layers.Layer
@@ -275,10 +315,7 @@ def _updates_to_collection(graph):
         for update in tf.nest.flatten(updates):
             result = update() if callable(update) else update
             for item in tf.nest.flatten(result):
-                # a tensor, an op, or what a variable's assign returns (its op is the update)
-                op = item if isinstance(item, tf.Operation) else getattr(item, "op", None)
-                if op is not None and getattr(op, "graph", None) is graph:
-                    graph.add_to_collection(ops.GraphKeys.UPDATE_OPS, op)
+                _update_op(graph, item)
         return None
 
     layer_class.add_update = add_update
@@ -321,7 +358,7 @@ class GraphProgram(tf.Module):
         state = self._state = _State()  # untracked bookkeeping (tf.Module would wrap dicts)
         state.params = dict(params)
         state.specs = {key: _spec(value) for key, value in params.items()}
-        state.store = _EagerVariableStore()
+        state.store = VariableStore()
         state.collections = {}  # id(variable) -> its TF1 collections
         state.order = []        # variables in creation order
         state.key_of = {}       # id(variable) -> its TF1 name

@@ -8,9 +8,10 @@ import difflib
 import os
 from typing import Iterable, List, Optional
 
+from migrate.codemod.target import KERAS_GENERATIONS, Target
 from migrate.safeio import describe, read_regular
 
-CONFIG_KEYS = ("select", "ignore", "exclude")
+CONFIG_KEYS = ("select", "ignore", "exclude", "keras")
 
 
 class UsageError(Exception):
@@ -105,3 +106,14 @@ def run_problem(jobs: int, timeout: float, report: Optional[str]) -> Optional[st
         if not os.path.isdir(folder):
             return f"--report {report}: the folder {folder} does not exist"
     return None
+
+
+def choose_target(keras: Optional[str], config: dict) -> Target:
+    """The run's :class:`Target`: ``--keras`` first, then ``keras`` of ``[tool.tf-migrate]``
+    (a string or a number, "2" or "3"); anything else is a usage error."""
+    value = keras if keras is not None else config.get("keras", 2)
+    source = "--keras" if keras is not None else "[tool.tf-migrate] keras"
+    text = str(value).strip()
+    if isinstance(value, bool) or text not in {str(g) for g in KERAS_GENERATIONS}:
+        raise UsageError(f"{source} must be 2 (tf_keras, the default) or 3 (Keras 3), not {value!r}")
+    return Target(keras=int(text))

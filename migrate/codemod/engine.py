@@ -26,6 +26,7 @@ from migrate.codemod.resolver import TF_ROOTS, Resolver, dotted, keras_name, loc
 from migrate.codemod.stars import header as star_header
 from migrate.codemod.stars import project_stars, tf_bindings
 from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
+from migrate.codemod.target import DEFAULT, Target
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
 
@@ -67,8 +68,10 @@ class Outcome:
 class FileContext:
     """What a rule sees of the file being processed."""
 
-    def __init__(self, module: cst.Module, path: str = "", source: str = "", tree=None) -> None:
+    def __init__(self, module: cst.Module, path: str = "", source: str = "", tree=None,
+                 target: Target = DEFAULT) -> None:
         self.module = module
+        self.target = target  # what the run migrates to (the Keras generation)
         self.path = path
         self.source = source
         self.tree = tree  # CPython's ast of the source (None when it gave none)
@@ -450,12 +453,21 @@ def _has_import(module: cst.Module, statement: str) -> bool:
     return False
 
 
+def _target_imports(statements: List[str], target: Target) -> List[str]:
+    """For Keras 3 a module that gets shims in any form gets ``import shims.keras3`` first:
+    ``import shims.tutorials`` alone would leave the process on shims' default, Keras 2."""
+    if target.keras == 2 or not any(s == "import shims" or s.startswith(("import shims.", "from shims"))
+                                    for s in statements):
+        return statements
+    return [target.shims_import, *(s for s in statements if s != "import shims")]
+
+
 def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
     todo = [s for s in dict.fromkeys(statements) if not _has_import(module, s)]
     if not todo:
         return module
     # shims must come before tensorflow (it selects the Keras generation)
-    todo.sort(key=lambda s: 0 if s == "import shims" else 1)
+    todo.sort(key=lambda s: 0 if s.startswith("import shims") else 1)
     new = [cst.parse_statement(s) for s in todo]
     body = list(module.body)
     index = 0
@@ -522,7 +534,7 @@ def parse(source: str) -> cst.Module:
 
 
 def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
-              path: str = "") -> Outcome:
+              path: str = "", target: Target = DEFAULT) -> Outcome:
     """Run ``rules`` over ``source``; return the new source (if changed) and findings."""
     memo: dict = {}
     stars = project_stars(path, source)  # what star imports of project modules bring
@@ -532,7 +544,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
         return Outcome(None, [])
     tree = _cpython_tree(source)  # parsed once: positions, splicing, the unused-import check
     module = parse(source)
-    ctx = FileContext(module, path, source, tree)
+    ctx = FileContext(module, path, source, tree, target)
     ctx.marker_text = text
     ctx.stars = stars
     instances = [rule(ctx) for rule in rules]
@@ -571,7 +583,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     new_module = module.visit(apply)
     if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
         new_module = module.visit(_Apply(fixes, ctx.facts))
-    imports = [s for f in fixes for s in f.imports]
+    imports = _target_imports([s for f in fixes for s in f.imports], target)
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)
     bindings = ctx.resolver.bindings

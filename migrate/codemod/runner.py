@@ -24,6 +24,7 @@ from migrate.codemod.errors import EngineError
 from migrate.codemod.files import content_digest, decode, migrate_notebook, migrate_python, notebook_lines
 from migrate.codemod.report import Reported
 from migrate.codemod.stars import key_material
+from migrate.codemod.target import DEFAULT, Target
 from migrate.safeio import describe, read_regular
 
 # files mentioning none are never parsed (a star import may bring TensorFlow: TFM113)
@@ -101,7 +102,7 @@ class _Spool:
 _SPOOL = _Spool()
 
 
-def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
+def process(path: str, raw: bytes, codes: Sequence[str], fix: bool, target: Target = DEFAULT) -> dict:
     """Migrate one file's bytes. Pure: no I/O, returns plain data."""
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16/32: no Python source encoding
         return {"new": None, "findings": [], "names": {},
@@ -117,7 +118,7 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
     rules = [registry[c] for c in codes]
 
     def convert(text: str):
-        outcome = transform(text, rules, fix=fix, path=path)
+        outcome = transform(text, rules, fix=fix, path=path, target=target)
         return outcome.new_source, outcome
 
     try:
@@ -143,9 +144,9 @@ def process(path: str, raw: bytes, codes: Sequence[str], fix: bool) -> dict:
     return {"new": new, "findings": findings, "names": names, "error": None}
 
 
-def _work(item: Tuple[str, bytes, Tuple[str, ...], bool]) -> Tuple[str, dict]:
-    path, raw, codes, fix = item
-    return path, process(path, raw, codes, fix)
+def _work(item: Tuple[str, bytes, Tuple[str, ...], bool, Target]) -> Tuple[str, dict]:
+    path, raw, codes, fix, target = item
+    return path, process(path, raw, codes, fix, target)
 
 
 # -- validation: nothing is written that was not checked, fresh or cached ----------
@@ -289,7 +290,8 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
 
 # -- driver --------------------------------------------------------------------
 def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
-        use_cache: bool = True, progress: bool = False, timeout: float = 120.0) -> List[FileReport]:
+        use_cache: bool = True, progress: bool = False, timeout: float = 120.0,
+        target: Target = DEFAULT) -> List[FileReport]:
     """Process ``files``; reports come back in the order of ``files``. Files are read one
     at a time as workers free up; cache hits and files that mention neither TensorFlow
     nor Keras are settled in this process."""
@@ -305,14 +307,14 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
         if bar:
             bar.advance()
 
-    def todo() -> Iterator[Tuple[str, bytes, Tuple[str, ...], bool]]:
+    def todo() -> Iterator[Tuple[str, bytes, Tuple[str, ...], bool, Target]]:
         for path in files:
             try:
                 raw = read_regular(path)  # a FIFO, socket or device: refused without blocking
             except OSError as exc:
                 settled(FileReport(path, error=f"cannot read: {describe(exc)}"))
                 continue
-            key = cache.key(raw, path, codes, fix, key_material(path, raw))
+            key = cache.key(raw, path, codes, fix, f"{target.key()}|{key_material(path, raw)}")
             hit = cache.get(key)
             if hit is not None and validate(path, raw, hit) is None:
                 settled(FileReport(path, hit.get("new"), hit["findings"], hit.get("names", {}),
@@ -320,10 +322,10 @@ def run(files: Sequence[str], codes: Sequence[str], fix: bool, jobs: int = 0,
                 continue
             keys[path] = key
             if not any(word in raw for word in PREFILTER):  # never parsed: no worker needed
-                _collect(reports, cache, keys, path, raw, process(path, raw, codes, fix), bar)
+                _collect(reports, cache, keys, path, raw, process(path, raw, codes, fix, target), bar)
                 continue
             sources[path] = raw
-            yield path, raw, codes, fix
+            yield path, raw, codes, fix, target
 
     _isolated(todo(), max(1, jobs or os.cpu_count() or 1), timeout,
               lambda path, result: _collect(reports, cache, keys, path, sources.pop(path), result, bar))

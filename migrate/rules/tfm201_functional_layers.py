@@ -138,6 +138,11 @@ def encoder(x):
             self.ctx.resolver.aliases.get(root.value, "").startswith("tensorflow.compat.v1")
         if through_v1 or "compat" in code(node.func):
             return  # already TF1's layer in TF2 (`import tensorflow.compat.v1 as tf`)
+        if self.ctx.target.keras == 3:
+            self.report(node, f"tf.layers.{function} in TF1 graph mode: its TF2 form, "
+                              f"tf.compat.v1.layers.{function}, exists in tf_keras only (not Keras 3); "
+                              "migrate this file for Keras 2 (without --keras 3) or make it eager")
+            return
         finding = self.report(node, f"tf.layers.{function} is tf.compat.v1.layers.{function} in TF2 "
                                     "graph mode (TF1's variables, UPDATE_OPS and dropout masks)")
         finding.replace(node.func, self.ctx.tf(finding, f"compat.v1.layers.{function}"))
@@ -179,15 +184,20 @@ def encoder(x):
         reuse_true = isinstance(reuse, cst.Name) and reuse.value == "True"
         if reuse is not None and not (isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None")):
             notes.append("reuse decided at run time: calls with the same name share one layer")
+        if KERAS3_MISSING & set(roles) and self.ctx.target.keras == 3:
+            self.report(node, f"tf.layers.{function}: {', '.join(sorted(KERAS3_MISSING & set(roles)))} "
+                              "exist in tf_keras's BatchNormalization only, not in Keras 3; migrate this "
+                              "file for Keras 2 (without --keras 3) or drop them by hand")
+            return
         if KERAS3_MISSING & set(roles):
             notes.append("renorm/fused/virtual_batch_size/adjustment exist in tf_keras "
                          "BatchNormalization only (not Keras 3)")
         name_node = values.get("name")
         literal_name = string_value(name_node)
         seed = values.get("seed")
-        if function == "dropout" and seed is not None and not (
-                isinstance(seed, cst.Name) and seed.value == "None"):
-            self._seeded_dropout(node, roles)
+        seeded = seed is not None and not (isinstance(seed, cst.Name) and seed.value == "None")
+        if function == "dropout" and (seeded or self.ctx.target.keras == 3):
+            self._seeded_dropout(node, roles)  # Keras 3's Dropout keeps a seed-state variable
             return
 
         def build(updated: cst.Call) -> Tuple[cst.BaseExpression, List[cst.Arg], List[cst.Arg]]:
@@ -215,7 +225,10 @@ def encoder(x):
         """A seeded tf.layers.dropout: shims.dropout keeps TF1's random stream (a Keras
         Dropout advances its seed per trace), and it has no weights to create once."""
         finding = self.report(node, "tf.layers.dropout is gone in TF2; shims.dropout keeps its "
-                                    "seeded random stream and tensor `training`")
+                                    "seeded random stream and tensor `training`"
+                                    if "seed" in roles else
+                                    "tf.layers.dropout is gone in TF2; shims.dropout is TF1's, "
+                                    "with no seed-state variable (Keras 3's Dropout has one)")
         finding.add_import("import shims")
 
         def replace(updated: cst.Call) -> cst.Call:

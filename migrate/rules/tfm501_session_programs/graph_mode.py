@@ -107,6 +107,12 @@ class GraphMode:
             self.ctx.findings.remove(found)
             if "compat" in code(node):  # already TF1's own (a second run): nothing to change
                 continue
+            if found.code == "TFM201" and self.ctx.target.keras == 3:
+                self.report(found.node, f"{name} in a program kept in graph mode: its TF2 form, "
+                                        f"tf.compat.v1.{name[3:]}, exists in tf_keras only (not Keras 3); "
+                                        "migrate this file for Keras 2 (without --keras 3) or make the "
+                                        "program convertible")
+                continue
             finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
             finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
 

@@ -1,0 +1,272 @@
+"""The Keras 3 target (``tf-migrate upgrade --keras 3``): the codemod's output and findings,
+and the migrated code on TF 2.21 with Keras 3 and no tf_keras in the process, against real
+TF 1.15 from the same checkpoint. A process that holds a Keras 3 model of its own and a
+migrated TF1 model trains, saves and restores both."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tf1_oracle
+
+pytest.importorskip("tensorflow")
+
+ENCODER = '''
+import tensorflow as tf
+
+
+def encoder(ids, training=False):
+    """Token ids -> class logits, TF1 style: get_variable, functional layers, a raw Variable."""
+    with tf.variable_scope("encoder"):
+        table = tf.get_variable("embedding", [50, 8],
+                                initializer=tf.random_normal_initializer(stddev=0.1))
+        x = tf.reduce_mean(tf.nn.embedding_lookup(table, ids), axis=1)
+        scale = tf.Variable(1.5, name="scale")
+        h = tf.layers.dense(x, 16, activation=tf.nn.relu, name="hidden")
+        h = tf.layers.batch_normalization(h, training=training, name="norm")
+        h = tf.layers.dropout(h, 0.3, training=training)
+        return tf.layers.dense(h * scale, 4, name="logits")
+'''
+
+# real TF 1.15: the variables moved off their initial values, the outputs, a checkpoint, and
+# every variable after one SGD step on a cross-entropy loss
+REFERENCE = '''
+import os, sys
+import numpy as np
+import tensorflow as tf
+with open("legacy.py", "w") as handle:
+    handle.write(SOURCE)
+sys.path.insert(0, os.getcwd())
+import legacy
+
+ids_value = np.random.RandomState(0).randint(0, 50, size=(6, 5)).astype("int32")
+labels_value = np.arange(6, dtype="int32") % 4
+ids = tf.placeholder(tf.int32, [None, 5])
+labels = tf.placeholder(tf.int32, [None])
+logits = legacy.encoder(ids, training=False)
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+saver = tf.train.Saver()
+with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    for v in tf.global_variables():  # off their initial values, so a missed load shows
+        n = int(np.prod(v.shape.as_list()))
+        session.run(v.assign(v + 0.01 * np.arange(n, dtype="float32").reshape(v.shape.as_list()) / max(1, n)))
+    out = session.run(logits, {ids: ids_value})
+    saver.save(session, "tf1/model")
+    session.run(step, {ids: ids_value, labels: labels_value})
+    after = {v.op.name: session.run(v) for v in tf.global_variables()}
+np.save("outputs.npy", out)
+np.savez("after_step.npz", **after)
+'''
+
+MIGRATED = '''
+import json, os, sys
+import numpy as np
+sys.path.insert(0, os.environ["OUT"])
+import legacy  # migrated: `import shims.keras3` first
+import keras
+import shims
+import tensorflow as tf
+
+tf1 = os.environ["TF1"]
+ids = tf.constant(np.random.RandomState(0).randint(0, 50, size=(6, 5)).astype("int32"))
+labels = np.arange(6, dtype="int32") % 4
+layer = shims.legacy_layer(legacy.encoder)
+layer(ids)
+report = shims.load_tf1_checkpoint(layer, os.path.join(tf1, "tf1", "model"))
+result = {"keras": keras.__version__, "layer_is_keras3": isinstance(layer, keras.layers.Layer),
+          "variables": len(layer.variables), "trainable": len(layer.trainable_variables),
+          "matched": len(report.matched)}
+want = np.load(os.path.join(tf1, "outputs.npy"))
+result["eager"] = float(np.abs(np.asarray(layer(ids)) - want).max())
+result["traced"] = float(np.abs(np.asarray(tf.function(layer)(ids)) - want).max())
+
+# one SGD step, as the TF1 program took it, compared by TF1 name
+optimizer = keras.optimizers.SGD(0.1)
+with tf.GradientTape() as tape:
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=layer(ids)))
+optimizer.apply_gradients(zip(tape.gradient(loss, layer.trainable_variables), layer.trainable_variables))
+after = np.load(os.path.join(tf1, "after_step.npz"))
+names = {shims._names.canonical(path, True): v for path, v in shims.tracked_variables(layer)}
+result["step_names"] = sorted(set(after.files) ^ set(names))
+result["step"] = max(float(np.abs(np.asarray(names[k]) - after[k]).max()) for k in after.files)
+
+
+class Classifier(keras.Model):
+    """A Keras 3 model holding the migrated TF1 encoder."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = shims.legacy_layer(legacy.encoder)
+
+    def call(self, ids, training=False):
+        return self.encoder(ids, training=training)
+
+
+own = keras.Sequential([keras.Input((5,)), keras.layers.Dense(8, activation="relu"),
+                        keras.layers.Dense(4)])  # the process's own Keras 3 model
+work = os.environ["WORK"]
+fits = {}
+for name, model, data in (("migrated", Classifier(), ids), ("own", own, tf.cast(ids, "float32") / 50)):
+    model(data)
+    before = [np.asarray(v).copy() for v in model.trainable_variables]
+    model.compile(optimizer=keras.optimizers.SGD(0.05),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(data, labels, epochs=8, batch_size=6, verbose=0).history["loss"]
+    moved = sum(not np.array_equal(a, np.asarray(v)) for a, v in zip(before, model.trainable_variables))
+    path = os.path.join(work, name + ".weights.h5")
+    model.save_weights(path)
+    ckpt = tf.train.Checkpoint(model=model).save(os.path.join(work, name, "ckpt"))
+    fresh = Classifier() if name == "migrated" else keras.models.clone_model(own)
+    fresh(data)
+    fresh.load_weights(path)
+    h5 = float(np.abs(np.asarray(fresh(data)) - np.asarray(model(data))).max())
+    again = Classifier() if name == "migrated" else keras.models.clone_model(own)
+    again(data)
+    tf.train.Checkpoint(model=again).restore(ckpt).assert_existing_objects_matched()
+    restored = float(np.abs(np.asarray(again(data)) - np.asarray(model(data))).max())
+    fits[name] = {"first": history[0], "last": history[-1], "moved": moved,
+                  "of": len(model.trainable_variables), "h5": h5, "checkpoint": restored}
+result["fits"] = fits
+result["tf_keras"] = "tf_keras" in sys.modules
+result["legacy_env"] = os.environ.get("TF_USE_LEGACY_KERAS")
+print("RESULT", json.dumps(result))
+'''
+
+
+def cli(*args, cwd=None):
+    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+    return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def python(code, env=None, timeout=600):
+    environ = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", **(env or {}))
+    environ.pop("TF_USE_LEGACY_KERAS", None) if "TF_USE_LEGACY_KERAS" not in (env or {}) else None
+    return subprocess.run([sys.executable, "-c", code], env=environ, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+# -- the codemod -------------------------------------------------------------------
+def test_upgrade_keras_3_output(tmp_path):
+    (tmp_path / "legacy.py").write_text(ENCODER)
+    out = cli("upgrade", tmp_path / "legacy.py", "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    assert migrated.lstrip().startswith("import shims.keras3\nimport tensorflow as tf")
+    assert "shims.dropout(h, rate=0.3, training=training)" in migrated  # no Keras 3 seed-state variable
+    assert "compat.v1.layers" not in migrated and "tf.layers." not in migrated
+    again = cli("upgrade", tmp_path / "out" / "legacy.py", "--keras", "3", "--no-cache")
+    assert "0 would change" in again.stdout + again.stderr, again.stdout  # a second run: nothing
+    default = cli("upgrade", tmp_path / "legacy.py", "--outtree", tmp_path / "two")  # cache may hit
+    text = (tmp_path / "two" / "legacy.py").read_text()
+    assert text.lstrip().startswith("import shims\nimport tensorflow as tf"), default.stderr
+    assert "tf.keras.layers.Dropout" in text  # the default target keeps its own output
+
+
+def test_keras_target_from_pyproject_and_bad_values(tmp_path):
+    (tmp_path / "legacy.py").write_text(ENCODER)
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nkeras = 3\n')
+    out = cli("upgrade", "legacy.py", "--outtree", "out", "--no-cache", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "out" / "legacy.py").read_text().lstrip().startswith("import shims.keras3")
+    for bad in ("4", "three"):
+        proc = cli("upgrade", "legacy.py", "--keras", bad, cwd=tmp_path)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and "--keras must be 2" in lines[0], proc.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nkeras = "2.5"\n')
+    proc = cli("lint", "legacy.py", cwd=tmp_path)
+    assert proc.returncode == 2 and "[tool.tf-migrate] keras must be 2" in proc.stderr
+
+
+GRAPH_MODE_LAYERS = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.layers.dense(x, 2, name="out")
+sess = tf.Session()
+sess.run(tf.global_variables_initializer())
+feeds = {x: np.ones((2, 3), "float32")}
+feeds[x] = np.zeros((2, 3), "float32")  # a feed_dict changed after it was built: kept in graph mode
+print(sess.run(y, feed_dict=feeds))
+'''
+
+RENORM = '''
+import tensorflow as tf
+
+
+def head(x, training):
+    return tf.layers.batch_normalization(x, renorm=True, training=training)
+'''
+
+
+def test_what_exists_in_tf_keras_only_is_an_error_for_keras_3(tmp_path):
+    """A functional layer kept in graph mode is tf.compat.v1.layers (tf_keras only), and
+    renorm exists in tf_keras's BatchNormalization only: for Keras 3 both are error
+    findings, not a rewrite onto something Keras 3 lacks; the default target rewrites both."""
+    for name, text, needle in (("graph.py", GRAPH_MODE_LAYERS, "tf_keras only"),
+                               ("renorm.py", RENORM, "renorm")):
+        source = tmp_path / name
+        source.write_text(text)
+        out = cli("upgrade", source, "--keras", "3", "--no-cache", "--format", "json")
+        found = [f for f in json.loads(out.stdout)["findings"] if "tf.layers" in f["message"]]
+        assert len(found) == 1 and not found[0]["fixable"], found
+        assert needle in found[0]["message"] and "Keras 3" in found[0]["message"], found
+        assert out.returncode == 1
+        default = cli("upgrade", source, "--no-cache", "--format", "json")
+        assert [f["fixable"] for f in json.loads(default.stdout)["findings"]
+                if "tf.layers" in f["message"]] == [True]
+
+
+# -- the runtime -------------------------------------------------------------------
+def test_a_keras_3_module_stays_on_keras_3_and_a_mismatch_is_one_error():
+    clean = python("import os, sys\nimport shims.keras3\nimport tensorflow as tf\n"
+                   "layer = tf.keras.layers.Dense(2)\nimport shims\n"
+                   "print(type(layer).__module__, 'tf_keras' in sys.modules, "
+                   "os.environ.get('TF_USE_LEGACY_KERAS'), shims.keras_generation(), "
+                   "type(shims.legacy_layer(lambda x: x)).__mro__[1].__module__)")
+    assert clean.returncode == 0, clean.stderr[-2000:]
+    assert clean.stdout.split() == ["keras.src.layers.core.dense", "False", "None", "3",
+                                    "keras.src.layers.layer"]
+    legacy = python("import shims.keras3", env={"TF_USE_LEGACY_KERAS": "1"})
+    assert legacy.returncode != 0
+    assert "migrated for Keras 3 but tf.keras in this process is tf_keras" in legacy.stderr.splitlines()[-1]
+    late = python("import tensorflow as tf\ntf.keras.layers.Dense\nimport shims.keras2")
+    assert late.returncode != 0
+    assert "migrated for Keras 2 but tf.keras in this process is Keras 3" in late.stderr.splitlines()[-1]
+    default = python("import sys\nimport shims\nimport tensorflow as tf\n"
+                     "from tensorflow.keras.layers import Dense\n"
+                     "print(tf.keras.layers.Dense.__module__, Dense.__module__, shims.keras_generation())")
+    assert default.returncode == 0, default.stderr[-2000:]
+    assert default.stdout.split() == ["tf_keras.src.layers.core.dense"] * 2 + ["2"]
+
+
+def test_migrated_tf1_model_on_keras_3_equals_tf_1_15_and_lives_with_a_keras_3_model(tmp_path):
+    """From the TF 1.15 checkpoint the Keras 3 legacy layer gives TF 1.15's outputs (eagerly
+    and traced), one SGD step moves every variable as TF 1.15's step did (by TF1 name);
+    then, next to a Keras 3 model of the process's own, both train with fit, round-trip
+    through .weights.h5 and tf.train.Checkpoint, and no tf_keras is ever imported."""
+    source = tmp_path / "legacy.py"
+    source.write_text(ENCODER)
+    tf1 = tf1_oracle.saved(f"SOURCE = {ENCODER!r}\n" + REFERENCE)  # cached by the code
+    out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = python(MIGRATED, env={"OUT": str(tmp_path / "out"), "TF1": tf1, "WORK": str(work)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.split("RESULT", 1)[1])
+    assert result["keras"].startswith("3.") and result["layer_is_keras3"]
+    # embedding, scale, hidden (2), norm (4), logits (2): TF1's ten, every one from the checkpoint
+    assert (result["variables"], result["trainable"], result["matched"]) == (10, 8, 10), result
+    assert result["eager"] <= 1e-5 and result["traced"] <= 1e-5, result
+    assert result["step_names"] == [] and result["step"] <= 1e-5, result
+    for name, fit in result["fits"].items():
+        assert fit["last"] < fit["first"] and fit["moved"] == fit["of"], (name, fit)
+        assert fit["h5"] == 0.0 and fit["checkpoint"] == 0.0, (name, fit)
+    assert result["tf_keras"] is False and result["legacy_env"] is None
