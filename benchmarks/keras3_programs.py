@@ -2,8 +2,9 @@
 
     python benchmarks/keras3_programs.py [--tf1-python PATH] [NAME ...]
 
-For each program of ``samples/programs/*/legacy.py`` and the program suite
-``tests/programs/*.py``: ``tf-migrate upgrade --keras 3 --outtree``, then
+Every model sample (``samples/*/sample.json``) through ``tf-migrate verify`` (outputs,
+gradients, variables and regularization loss from TF 1.15's checkpoint); then for each
+program of ``samples/programs/*/legacy.py`` and the program suite ``tests/programs/*.py``: ``tf-migrate upgrade --keras 3 --outtree``, then
 ``tf-migrate verify --program`` (original on TF 1.15, migrated on TF 2.21 from the same
 initial values), and a plain run of the migrated program that reports whether tf_keras
 was imported or ``TF_USE_LEGACY_KERAS`` set. Prints one row per program and a summary;
@@ -66,9 +67,33 @@ def one(name, legacy, tf1_python, work):
                            timeout=1800)
     line = [l for l in plain.stdout.splitlines() if l.startswith("KERAS3_CHECK")]
     clean = line == ["KERAS3_CHECK False None"]
+    why = report.get("first_difference") or (plain.stderr[-300:] if not line else "")
+    if not why and not clean:
+        why = "equal to TF 1.15, but the process imported tf_keras" if "True" in line[0] \
+            else "equal to TF 1.15, but TF_USE_LEGACY_KERAS was set"
     return {"name": name, "ok": bool(report.get("ok")) and clean, "verify": bool(report.get("ok")),
-            "keras3_only": clean, "left": errors,
-            "why": report.get("first_difference") or (plain.stderr[-300:] if not line else "")}
+            "keras3_only": clean, "left": errors, "why": why}
+
+
+def sample(name, folder, tf1_python, work):
+    """A model sample (samples/<name>/sample.json): verify's outputs, gradients, variables and
+    regularization loss from TF 1.15's checkpoint, migrated for Keras 3."""
+    spec = json.load(open(os.path.join(folder, "sample.json")))
+    out = os.path.join(work, "sample_" + name)
+    tool("upgrade", os.path.join(folder, "legacy.py"), "--outtree", out, "--keras", "3", "--no-cache")
+    args = ["verify", f"{folder}/legacy.py:{spec['entry']}", f"{out}/legacy.py:{spec['entry']}",
+            "--grads", "--format", "json", "--workdir", os.path.join(work, "verify_" + name),
+            "--tf1-python", tf1_python]
+    for text in spec["inputs"]:
+        args += ["--input", text]
+    proc = tool(*args)
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        return {"name": name, "ok": False, "why": (proc.stderr or proc.stdout)[-300:]}
+    bad = [f"{key}: {report[key]}" for key in ("variables", "outputs", "regularization", "gradients")
+           if isinstance(report.get(key), dict) and report[key].get("ok") is False]
+    return {"name": name, "ok": bool(report.get("ok")), "why": "" if report.get("ok") else "; ".join(bad)[:300]}
 
 
 def main():
@@ -82,15 +107,24 @@ def main():
         import tf1_oracle
 
         tf1_python = tf1_oracle.interpreter()
-    rows = []
+    rows, samples_rows = [], []
     with tempfile.TemporaryDirectory() as work:
+        samples = os.path.join(ROOT, "samples")
+        for name in sorted(os.listdir(samples)):
+            folder = os.path.join(samples, name)
+            if os.path.isfile(os.path.join(folder, "sample.json")) and (not args.names or name in args.names):
+                row = sample(name, folder, tf1_python, work)
+                samples_rows.append(row)
+                print(f"{'ok  ' if row['ok'] else 'FAIL'} sample {name}"
+                      + ("" if row["ok"] else f"  {row['why']}"), flush=True)
         for name, legacy in programs(args.names):
             row = one(name, legacy, tf1_python, work)
             rows.append(row)
             print(f"{'ok  ' if row['ok'] else 'FAIL'} {name}"
                   + ("" if row["ok"] else f"  {row.get('why')!s:.300}  left={row.get('left')}"), flush=True)
-    print(f"{sum(r['ok'] for r in rows)} of {len(rows)} programs equal to TF 1.15 under Keras 3 "
-          "with no tf_keras in the process")
+    print(f"{sum(r['ok'] for r in samples_rows)} of {len(samples_rows)} model samples and "
+          f"{sum(r['ok'] for r in rows)} of {len(rows)} programs equal to TF 1.15 under Keras 3 "
+          "(programs: with no tf_keras in the process)")
 
 
 if __name__ == "__main__":

@@ -53,6 +53,14 @@ def _stateful():
         global_state.set_global_attribute("stateless_scope", scope)
 
 
+def _penalty(regularizer):
+    """A TF1 regularizer as Keras 3 calls it (TF1's returned None for a zero scale)."""
+    def penalty(value):
+        loss = regularizer(value)
+        return tf.constant(0.0) if loss is None else loss
+    return penalty
+
+
 class _LayerStore(VariableStore):
     """A Keras 3 layer's store: its variables and layers become the layer's own."""
 
@@ -60,10 +68,12 @@ class _LayerStore(VariableStore):
         super().__init__()
         self._owner = weakref.ref(owner)
 
-    def keep(self, name: str, variable: tf.Variable):
+    def keep(self, name: str, variable: tf.Variable, regularizer=None):
         owner = self._owner()
         with _stateful():
             kept = keras.Variable(variable, name=name.rsplit("/", 1)[-1], trainable=variable.trainable)
+        if regularizer is not None:  # Keras 3 adds it to the layer's (and its model's) losses
+            kept.regularizer = _penalty(regularizer)
         if owner is not None:
             with _unlocked(owner):
                 owner._track_variable(kept)
@@ -76,13 +86,6 @@ class _LayerStore(VariableStore):
                 owner._tracker.add_to_store("layers", layer)
 
 
-def _add_losses(layer: keras.layers.Layer, store: VariableStore) -> None:
-    """Keras 3 keeps a call's losses as tensors: the regularization losses of every
-    variable and layer made so far, added again on every call as TF1's collection held them."""
-    for regularizer in store._regularizers.values():
-        layer.add_loss(regularizer())
-
-
 class LegacyLayer(keras.layers.Layer):
     """A Keras 3 layer whose ``call`` runs a TF1-style function (see ``shims._layer.LegacyLayer``)."""
 
@@ -91,8 +94,10 @@ class LegacyLayer(keras.layers.Layer):
         self._tf1_style_var_store = _LayerStore(self)
         self._fn = fn
         self._takes_training = _accepts(fn, "training")
-        self._runner = _Runner(self, fn, trace,
-                               after=lambda before: _add_losses(self, self._tf1_style_var_store))
+        # regularization losses: each kept variable carries its get_variable regularizer,
+        # which Keras 3 evaluates for the layer's (and its model's) losses, as TF1's
+        # REGULARIZATION_LOSSES collection held them; a Keras sublayer's are its own
+        self._runner = _Runner(self, fn, trace)
 
     def build(self, input_shape=None):
         """Nothing to make ahead: the TF1 function makes its variables on its first run
@@ -183,8 +188,12 @@ class LegacyModule(tf.Module):
 
     @property
     def losses(self):
-        """Regularization losses of the variables created so far."""
-        return [r() for r in self._tf1_style_var_store._regularizers.values()]
+        """Regularization losses of the variables and Keras 3 layers made so far."""
+        store = self._tf1_style_var_store
+        out = [r() for r in store._regularizers.values()]
+        for layer in store._layers.values():
+            out.extend(getattr(layer, "_get_regularization_losses", list)())
+        return out
 
 
 def legacy_layer(fn: Callable, name: Optional[str] = None, trace: bool = True) -> LegacyLayer:
@@ -210,9 +219,6 @@ def track_tf1_style_variables(method):
                     f"a tf.Module that takes self first, not of {type(self).__name__}")
             self._tf1_style_var_store = store
         with store.scope():
-            out = method(self, *args, **kwargs)
-        if isinstance(self, keras.layers.Layer):
-            _add_losses(self, store)
-        return out
+            return method(self, *args, **kwargs)
 
     return tf.__internal__.decorator.make_decorator(target=method, decorator_func=wrapper)

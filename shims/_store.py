@@ -19,10 +19,37 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import threading
 
 import tensorflow as tf
 from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.ops import variables as tf_variables
+
+
+_BUILDING = threading.local()
+
+
+def building_layer():
+    """The TF1 name of the layer whose variables are being made (a Keras 3 layer made by
+    ``get_or_create_layer`` names its variables after its own, globally numbered, name:
+    ``dense_1/kernel`` where TF1 said ``tower/dense/kernel``), else None."""
+    return getattr(_BUILDING, "key", None)
+
+
+def _named_build(layer, key: str) -> None:
+    """Run the layer's ``build`` with ``key`` as the name its variables are made under."""
+    build = layer.build
+
+    @functools.wraps(build)  # Keras reads build's signature to pass it the input shapes
+    def named(*args, **kwargs):
+        outer = building_layer()
+        _BUILDING.key = key
+        try:
+            return build(*args, **kwargs)
+        finally:
+            _BUILDING.key = outer
+
+    layer.build = named
 
 
 def plain(kept):
@@ -46,8 +73,9 @@ class VariableStore(tf.Module):
             yield
 
     # -- what an owner overrides ----------------------------------------------
-    def keep(self, name: str, variable: tf.Variable):
-        """The object to keep (and checkpoint) for a new variable."""
+    def keep(self, name: str, variable: tf.Variable, regularizer=None):
+        """The object to keep (and checkpoint) for a new variable (``regularizer``: its
+        ``get_variable`` penalty, which the store also lists in ``_regularizers``)."""
         return variable
 
     def keep_layer(self, name: str, layer) -> None:
@@ -132,7 +160,7 @@ class VariableStore(tf.Module):
                                    caching_device=caching_device, dtype=variable_dtype,
                                    validate_shape=validate_shape, constraint=constraint,
                                    synchronization=synchronization, aggregation=aggregation)
-        self._vars[name] = self.keep(name, variable)
+        self._vars[name] = self.keep(name, variable, regularizer)
         if regularizer:
             self._regularizers[name] = functools.partial(regularizer, variable)
         return variable
@@ -140,9 +168,14 @@ class VariableStore(tf.Module):
     def get_or_create_layer(self, name, create_layer_method):
         if name not in self._layers:
             layer = create_layer_method()
+            keras3 = type(layer).__module__.startswith("keras.")
+            if keras3 and callable(getattr(layer, "build", None)):
+                _named_build(layer, name)  # Keras 3 (tf_keras names its variables by scope)
             self._layers[name] = layer
             self.keep_layer(name, layer)
-            if hasattr(layer, "losses"):
+            # a Keras 3 layer's weight penalties are its owner's losses already (a sublayer's
+            # trainable weights are the owner's), and its call losses belong to one call
+            if hasattr(layer, "losses") and not keras3:
                 self._regularizers[name] = lambda: tf.math.reduce_sum(layer.losses)
         return self._layers[name]
 

@@ -56,7 +56,7 @@ from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
 
-from shims._store import VariableStore
+from shims._store import VariableStore, building_layer
 
 _GLOBAL = ops.GraphKeys.GLOBAL_VARIABLES
 _TRAINABLE = ops.GraphKeys.TRAINABLE_VARIABLES
@@ -412,8 +412,11 @@ class GraphProgram(tf.Module):
         key = None
         if graph is _BUILDING.graph:  # created in the step graph: key it by its TF1 name
             base = kwargs.get("name") or "Variable"
+            layer = building_layer()
             if base.endswith("/"):  # an absolute scope name (what get_variable passes)
                 key = base[:-1]
+            elif layer is not None:  # a Keras 3 layer's weight: under the layer's TF1 name
+                key = f"{layer}/{base.rsplit('/', 1)[-1]}"
             else:
                 scope = graph.get_name_scope()
                 key = f"{scope}/{base}" if scope else base

@@ -246,6 +246,7 @@ def test_a_keras_3_module_stays_on_keras_3_and_a_mismatch_is_one_error():
     assert default.stdout.split() == ["tf_keras.src.layers.core.dense"] * 2 + ["2"]
 
 
+@pytest.mark.slow
 def test_migrated_tf1_model_on_keras_3_equals_tf_1_15_and_lives_with_a_keras_3_model(tmp_path):
     """From the TF 1.15 checkpoint the Keras 3 legacy layer gives TF 1.15's outputs (eagerly
     and traced), one SGD step moves every variable as TF 1.15's step did (by TF1 name);
@@ -270,3 +271,162 @@ def test_migrated_tf1_model_on_keras_3_equals_tf_1_15_and_lives_with_a_keras_3_m
         assert fit["last"] < fit["first"] and fit["moved"] == fit["of"], (name, fit)
         assert fit["h5"] == 0.0 and fit["checkpoint"] == 0.0, (name, fit)
     assert result["tf_keras"] is False and result["legacy_env"] is None
+
+
+CELLS = '''
+import tensorflow as tf
+
+
+def sequences(x):
+    """Every TF1 cell shims.rnn3 has, through dynamic_rnn, under TF1 scopes."""
+    with tf.variable_scope("stack"):
+        stack = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(6),
+                                             tf.nn.rnn_cell.GRUCell(5)])
+        out, _ = tf.nn.dynamic_rnn(stack, x, dtype=tf.float32)
+    with tf.variable_scope("clipped"):
+        lstm = tf.nn.rnn_cell.LSTMCell(4, cell_clip=0.5, forget_bias=0.5, state_is_tuple=False)
+        out2, state2 = tf.nn.dynamic_rnn(lstm, out, dtype=tf.float32)
+    with tf.variable_scope("plain"):
+        out3, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), out2, dtype=tf.float32)
+    return tf.concat([out3[:, -1], state2], axis=1)
+'''
+
+CELLS_REFERENCE = '''
+import os, sys
+import numpy as np
+import tensorflow as tf
+with open("legacy.py", "w") as handle:
+    handle.write(SOURCE)
+sys.path.insert(0, os.getcwd())
+import legacy
+
+x_value = np.random.RandomState(1).standard_normal((3, 7, 2)).astype("float32")
+x = tf.placeholder(tf.float32, [None, 7, 2])
+out = legacy.sequences(x)
+with tf.Session() as session:
+    session.run(tf.global_variables_initializer())
+    tf.train.Saver().save(session, "tf1/model")
+    np.save("outputs.npy", session.run(out, {x: x_value}))
+    with open("names.txt", "w") as handle:
+        handle.write("\\n".join(sorted(v.op.name for v in tf.global_variables())))
+'''
+
+CELLS_MIGRATED = '''
+import json, os, sys
+import numpy as np
+sys.path.insert(0, os.environ["OUT"])
+import legacy
+import shims
+import tensorflow as tf
+
+tf1 = os.environ["TF1"]
+x = tf.constant(np.random.RandomState(1).standard_normal((3, 7, 2)).astype("float32"))
+layer = shims.legacy_layer(legacy.sequences)
+layer(x)
+report = shims.load_tf1_checkpoint(layer, os.path.join(tf1, "tf1", "model"))
+want = np.load(os.path.join(tf1, "outputs.npy"))
+names = sorted(shims._names.canonical(p, True) for p, _ in shims.tracked_variables(layer))
+import keras
+
+
+class Wrap(keras.Model):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def call(self, x):
+        return self.inner(x)
+
+
+wrapped = Wrap(layer)
+wrapped(x)
+wrapped.save_weights(os.path.join(os.environ["WORK"], "cells.weights.h5"))
+tf.train.Checkpoint(model=wrapped).save(os.path.join(os.environ["WORK"], "ckpt", "cells"))
+print("RESULT", json.dumps({"names": names, "exact": [m[2] for m in report.matched],
+                            "eager": float(np.abs(np.asarray(layer(x)) - want).max()),
+                            "traced": float(np.abs(np.asarray(tf.function(layer)(x)) - want).max()),
+                            "tf_keras": "tf_keras" in sys.modules}))
+'''
+
+
+@pytest.mark.slow
+def test_tf1_rnn_cells_on_keras_3_equal_tf_1_15(tmp_path):
+    """tf.nn.rnn_cell's cells become shims.rnn3's (tf_keras has TF1's cells; Keras 3 none):
+    the same variable names as TF 1.15, its checkpoint loads by name alone, and the outputs
+    of a stacked LSTM+GRU, a clipped LSTMCell with concatenated state and a BasicRNNCell
+    through dynamic_rnn are TF 1.15's."""
+    source = tmp_path / "legacy.py"
+    source.write_text(CELLS)
+    tf1 = tf1_oracle.saved(f"SOURCE = {CELLS!r}\n" + CELLS_REFERENCE)
+    out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    assert "shims.rnn3.MultiRNNCell" in migrated and "rnn_cell" not in migrated
+    proc = python(CELLS_MIGRATED, env={"OUT": str(tmp_path / "out"), "TF1": tf1, "WORK": str(tmp_path)})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    result = json.loads(proc.stdout.split("RESULT", 1)[1])
+    with open(os.path.join(tf1, "names.txt")) as handle:
+        assert result["names"] == handle.read().split("\n")  # TF 1.15's names, all of them
+    assert set(result["exact"]) == {"name"}, result["exact"]  # matched by TF1 name, not guessed
+    assert result["eager"] <= 1e-5 and result["traced"] <= 1e-5, result
+    assert result["tf_keras"] is False
+    # Keras 3's files of the model holding it: every TF1 variable, by name, with TF 1.15's values
+    for saved in (tmp_path / "cells.weights.h5", tmp_path / "ckpt" / "cells-1"):
+        compare = cli("ckpt", "compare", os.path.join(tf1, "tf1", "model"), saved, "--format", "json")
+        assert compare.returncode == 0, compare.stdout[-2000:] + compare.stderr
+
+
+KERAS2_ONLY = '''
+import tensorflow as tf
+
+model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
+tf.keras.models.save_model(model, "model_dir")
+'''
+
+
+def test_keras_2_only_programs_are_findings_for_keras_3(tmp_path):
+    """A TF1 optimizer in Keras compile() and TF1's Keras saving run under tf_keras only: the
+    default target rewrites them onto it (`import shims`), the Keras 3 target says so."""
+    source = tmp_path / "legacy.py"
+    source.write_text(KERAS2_ONLY)
+    keras3 = json.loads(cli("upgrade", source, "--keras", "3", "--no-cache", "--format", "json").stdout)
+    found = {f["code"]: f for f in keras3["findings"] if f["code"] in ("TFM116", "TFM117")}
+    assert set(found) == {"TFM116", "TFM117"}, keras3["findings"]
+    assert all(not f["fixable"] and "Keras 3" in f["message"] for f in found.values()), found
+    default = json.loads(cli("upgrade", source, "--no-cache", "--format", "json").stdout)
+    assert {f["code"] for f in default["findings"] if f["fixable"]} >= {"TFM116", "TFM117"}
+
+
+PROGRAM = """
+import atexit, os, runpy, sys
+atexit.register(lambda: print("KERAS3_CHECK", "tf_keras" in sys.modules, os.environ.get("TF_USE_LEGACY_KERAS")))
+sys.path.insert(0, os.path.dirname(os.environ["SOURCE"]))
+sys.argv = [os.environ["SOURCE"], os.environ["MODEL_DIR"]]
+runpy.run_path(os.environ["SOURCE"], run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("legacy", ["samples/programs/session_cnn_batchnorm/legacy.py",
+                                    "tests/programs/lstm_sequence.py", "tests/programs/towers.py"])
+def test_programs_migrated_for_keras_3_equal_tf_1_15(legacy, tmp_path, tf1_python):
+    """Session programs migrated with --keras 3 (a batch-norm CNN fed a boolean placeholder,
+    an LSTM through dynamic_rnn, towers sharing variables) print and end with what TF 1.15
+    printed and ended with, from the same initial values, with no tf_keras in the process
+    (the whole suite: benchmarks/keras3_programs.py)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    source = os.path.join(root, legacy)
+    out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    migrated = tmp_path / "out" / os.path.basename(source)
+    assert migrated.read_text().startswith(('"""', "import shims.keras3")) and "import shims.keras3" in \
+        migrated.read_text()
+    proc = cli("verify", source, migrated, "--program", "--tf1-python", tf1_python, "--program-arg", "{out}",
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert report["variables"]
+    (tmp_path / "plain").mkdir()
+    plain = python(PROGRAM, env={"SOURCE": str(migrated), "MODEL_DIR": str(tmp_path / "plain")})
+    assert "KERAS3_CHECK False None" in plain.stdout, plain.stderr[-2000:]

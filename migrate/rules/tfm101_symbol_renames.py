@@ -26,7 +26,9 @@ all match and a local variable called `tf` does not. Names that are valid TF2 to
 (`tf.where`, `tf.nn.conv2d`, ...) are renamed only in files that use TF1-only APIs, so
 TF2 code is never pushed into compat.v1. tf.layers.*, tf.contrib.*, tf.keras.* and TF1
 summaries are left to their own rules (TFM2xx, TFM105, TFM106), which do better than a
-rename into tf.compat.v1.
+rename into tf.compat.v1. `tf.nn.rnn_cell.*` (tf_keras's under TF 2.21) becomes
+`shims.contrib.rnn.*`, or for Keras 3 (`upgrade --keras 3`) `shims.rnn3.*`, TF 1.15's cells
+on TensorFlow alone (an error finding for those it lacks).
 """
     before = """
 import tensorflow as tf
@@ -79,6 +81,9 @@ with tf.compat.v1.variable_scope("encoder"):
         if old in tables["tf2_symbols_set"] and not ctx.is_tf1_file() and not self._tf1_call(node, old):
             return  # valid TF2 too (tf.where, ...): only TF1 code means the TF1 API
         leaf = new[len(RNN_CELL):] if new.startswith(RNN_CELL) else None
+        if leaf is not None and ctx.target.keras == 3:
+            self._keras3_cell(node, old, leaf)
+            return
         if leaf in shim_exports("contrib.rnn"):
             finding = self.report(node, f"{old} is {new} in TF2, which fails under Keras 3; "
                                         f"shims.contrib.rnn.{leaf} is the same TF1 class")
@@ -87,6 +92,18 @@ with tf.compat.v1.variable_scope("encoder"):
             return
         finding = self.report(node, f"{old} is {new} in TF2")
         finding.replace(node, ctx.tf(finding, new[len("tf."):]))
+
+    def _keras3_cell(self, node, old, leaf) -> None:
+        """For Keras 3: shims.rnn3's cells (TF 1.15's, on TensorFlow alone), else an error."""
+        if leaf in shim_exports("rnn3"):
+            finding = self.report(node, f"{old} is tf.compat.v1.nn.rnn_cell.{leaf} in TF2, which "
+                                        f"exists in tf_keras only; shims.rnn3.{leaf} is TF 1.15's cell "
+                                        "on TensorFlow alone (Keras 3 target)")
+            finding.replace(node, cst.parse_expression(f"shims.rnn3.{leaf}"))
+            finding.add_import("import shims.rnn3")
+            return
+        self.report(node, f"{old} exists in tf_keras only (not Keras 3) and shims.rnn3 has no "
+                          f"{leaf}; migrate this file for Keras 2 (without --keras 3)")
 
     def _tf1_call(self, node, old) -> bool:
         """Is this call of a name TF2 has too TF1's by its arguments alone? Only TF1's

@@ -278,6 +278,13 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         self.report(node, f"{name} is gone in TF2" + (f"; use {hint}" if hint else ""))
 
     def _to_shims(self, node, name: str, target: str, slim: bool = False) -> None:
+        leaf = target[len("contrib.rnn."):] if target.startswith("contrib.rnn.") else None
+        if self.ctx.target.keras == 3 and leaf in shim_exports("rnn3"):
+            finding = self.report(node, f"{name} is gone in TF2: shims.rnn3.{leaf} is TF 1.15's cell "
+                                        "on TensorFlow alone (Keras 3 target)")
+            finding.replace(node, cst.parse_expression(f"shims.rnn3.{leaf}"))
+            finding.add_import("import shims.rnn3")
+            return
         if slim:
             message = (f"{name} fails on TF 2.16+ in tf-slim 1.1.0 (No module named "
                        f"'tf_keras.legacy_tf_layers'); shims.{target} is the same function, working")
@@ -295,6 +302,10 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             message = f"{name} is gone in TF2: shims.{target} is TF 1.15's k-means, seeded as TF1"
         else:
             message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"
+        if self.ctx.target.keras == 3 and (slim or target.startswith(("contrib.layers", "contrib.rnn"))):
+            message += (" (Keras 3 target: this runs tf_keras code, so the process imports tf_keras "
+                        "next to Keras 3, and its layers' regularization losses do not reach a "
+                        "Keras 3 model's losses; tf.contrib code is best migrated for Keras 2)")
         finding = self.report(node, message)
         finding.replace(node, cst.parse_expression(f"shims.{target}"))
         finding.add_import("import shims")

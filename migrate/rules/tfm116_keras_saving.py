@@ -67,6 +67,9 @@ tf.keras.models.save_model(model, "weights/model", save_format="h5")
             self._saves.append((node, given))
             return
         self._tf1_keras = True
+        if self.ctx.target.keras == 3:
+            self._keras3(node, name)
+            return
         if name == EXPORT:
             self._export(node, given)
         else:
@@ -84,7 +87,19 @@ tf.keras.models.save_model(model, "weights/model", save_format="h5")
             for node, given in self._saves:
                 self._save(node, given)
 
+    def _keras3(self, node: cst.Call, name: str) -> None:
+        """What TF 1.15 wrote and read here is tf_keras's (HDF5 by default, a SavedModel);
+        Keras 3 saves `.keras`/`.weights.h5` and loads neither a TF1 SavedModel nor a
+        format-less path: said, not rewritten onto tf_keras."""
+        self.report(node, f"{name} under the Keras 3 target: TF 1.15 wrote HDF5 or a SavedModel "
+                          "here, which Keras 3 does not read or write that way; save with "
+                          "model.save('model.keras') / save_weights('x.weights.h5') (and convert "
+                          "old files once under Keras 2), or migrate this file for Keras 2")
+
     def _save(self, node: cst.Call, given) -> None:
+        if self.ctx.target.keras == 3:
+            self._keras3(node, SAVE)
+            return
         transform = upgrade_tables().get("transforms", {}).get(SAVE, {})
         keyword, value = transform.get("arg_name"), transform.get("arg_value")
         path = string_value(given["filepath"].value)

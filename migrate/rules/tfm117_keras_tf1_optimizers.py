@@ -68,7 +68,12 @@ model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
             given = [a.value for a in node.args if a.keyword is not None and a.keyword.value == "optimizer"]
             if not given and node.args and node.args[0].keyword is None and not node.args[0].star:
                 given = [node.args[0].value]
-            if given and self._tf1_optimizer(given[0]):
+            if given and self._tf1_optimizer(given[0]) and self.ctx.target.keras == 3:
+                self.report(node, "a TF1 optimizer given to Keras compile(): Keras 3 rejects it, and "
+                                  "the Keras 3 target has no tf_keras to run it; give compile() its "
+                                  "Keras 3 counterpart (tf.keras.optimizers.*, same hyperparameters) "
+                                  "or migrate this file for Keras 2")
+            elif given and self._tf1_optimizer(given[0]):
                 finding = self.report(node, "a TF1 optimizer given to Keras compile(): Keras 3 "
                                             "rejects it; TF 1.15's Keras was Keras 2, which `import "
                                             "shims` selects (tf_keras), and it trains with it as TF "

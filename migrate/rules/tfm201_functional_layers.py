@@ -87,6 +87,12 @@ dropped; `reuse` is expressed by sharing one object.
   `@shims.track_tf1_style_variables`.
 - At module level (eager scripts) one object is created before its first use and reused
   by every call with the same name.
+
+For Keras 3 (`upgrade --keras 3`): `batch_normalization` becomes
+`shims.keras3.BatchNormalization` (TF 1.15's arithmetic, a tensor `training`, UPDATE_OPS;
+Keras 3's layer computes other moving statistics), `dropout` becomes `shims.dropout` (no
+seed-state variable), and what only tf_keras has (`renorm`, `virtual_batch_size`,
+`adjustment`; `tf.compat.v1.layers` in graph-mode code) is an error finding.
 """
     before = """
 import tensorflow as tf
@@ -184,12 +190,12 @@ def encoder(x):
         reuse_true = isinstance(reuse, cst.Name) and reuse.value == "True"
         if reuse is not None and not (isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None")):
             notes.append("reuse decided at run time: calls with the same name share one layer")
-        if KERAS3_MISSING & set(roles) and self.ctx.target.keras == 3:
-            self.report(node, f"tf.layers.{function}: {', '.join(sorted(KERAS3_MISSING & set(roles)))} "
+        if (KERAS3_MISSING - {"fused"}) & set(roles) and self.ctx.target.keras == 3:
+            self.report(node, f"tf.layers.{function}: {', '.join(sorted((KERAS3_MISSING - {'fused'}) & set(roles)))} "
                               "exist in tf_keras's BatchNormalization only, not in Keras 3; migrate this "
                               "file for Keras 2 (without --keras 3) or drop them by hand")
             return
-        if KERAS3_MISSING & set(roles):
+        if KERAS3_MISSING & set(roles) and self.ctx.target.keras == 2:
             notes.append("renorm/fused/virtual_batch_size/adjustment exist in tf_keras "
                          "BatchNormalization only (not Keras 3)")
         name_node = values.get("name")
@@ -248,8 +254,16 @@ def encoder(x):
                       f"use one tf.keras.layers.{keras_class}"
         if notes:
             message += " (" + "; ".join(notes) + ")"
+        if ctx.target.keras == 3 and keras_class == "BatchNormalization":
+            message = (f"tf.layers.{function} creates new weights on every eager call; use one "
+                       "shims.keras3.BatchNormalization (TF 1.15's arithmetic and UPDATE_OPS; "
+                       "Keras 3's differs)")
         finding = self.report(node, message)
-        keras = ctx.tf(finding, f"keras.layers.{keras_class}")
+        if ctx.target.keras == 3 and keras_class == "BatchNormalization":
+            keras = cst.parse_expression("shims.keras3.BatchNormalization")
+            finding.add_import("import shims")
+        else:
+            keras = ctx.tf(finding, f"keras.layers.{keras_class}")
 
         if func is None:  # module level: one object, created before first use
             self._module_route(finding, node, function, keras, build, literal_name)

@@ -167,7 +167,7 @@ if cfg["grads"]:
             result[f"grad:{name}"] = np.asarray(tf.convert_to_tensor(g))
 np.savez(os.path.join(cfg["work"], "migrated.npz"), **result)
 tf.train.Checkpoint(model=model).write(os.path.join(cfg["work"], "tf2", "model"))
-meta = {"variables": [{"name": tf1_of.get(p, p), "shape": v.shape.as_list(), "dtype": v.dtype.name}
+meta = {"variables": [{"name": tf1_of.get(p, p), "shape": v.shape.as_list(), "dtype": tf.as_dtype(v.dtype).name}
                       for p, v in shims.tracked_variables(model)],
         "trainable": len(model.trainable_variables),
         "regularization": reg,
