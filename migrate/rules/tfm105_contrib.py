@@ -236,6 +236,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         name = ctx.v1(node)
         if not name or not (name == "tf.contrib" or name.startswith("tf.contrib.")):
             return
+        if isinstance(node, cst.Name) and node.value not in ctx.resolver.bindings:
+            return  # ``tfe`` itself, bound by ``tfe = tf.contrib.eager`` (rewritten there)
         name = name.replace("tf.contrib.eager.python.tfe", "tf.contrib.eager", 1)
         name = public_name(name)
         root = node
@@ -273,9 +275,31 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             finding.replace(node, cst.parse_expression("tf_slim." + slim_rest))
             finding.add_import("import tf_slim")
             return
+        if name == "tf.contrib.slim" and self._slim_alias(node):
+            return
         hint = _hint(name)
         self._unfixed.add(local)
         self.report(node, f"{name} is gone in TF2" + (f"; use {hint}" if hint else ""))
+
+    def _slim_alias(self, node) -> bool:
+        """``slim = tf.contrib.slim`` (module level): ``import tf_slim as slim``, the same API;
+        its uses were bound to contrib.slim by the resolver and follow as for the import."""
+        statement = self.ctx.statement()
+        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+                and isinstance(statement.body[0], cst.Assign) and statement.body[0].value is node
+                and len(statement.body[0].targets) == 1
+                and isinstance(statement.body[0].targets[0].target, cst.Name)
+                and self.ctx.enclosing(cst.FunctionDef) is None
+                and self.ctx.enclosing(cst.ClassDef) is None):
+            return False
+        local = statement.body[0].targets[0].target.value
+        finding = self.report(node, "tf.contrib.slim is gone in TF2; the tf-slim package "
+                                    "(pip install tf-slim) is its maintained home")
+        new = "import tf_slim" + (f" as {local}" if local != "tf_slim" else "")
+        finding.replace(statement, cst.parse_statement(new + "\n").with_changes(
+            leading_lines=statement.leading_lines))
+        self._slim_locals.add(local)
+        return True
 
     def _to_shims(self, node, name: str, target: str, slim: bool = False) -> None:
         leaf = target[len("contrib.rnn."):] if target.startswith("contrib.rnn.") else None
