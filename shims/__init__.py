@@ -20,7 +20,9 @@ the other is one ImportError naming both. ``shims.legacy_layer``, ``LegacyLayer`
 
 Imports inside functions: the runtime of one Keras generation (``shims._layer``, which
 imports tf_keras, or ``shims._layer3``), loaded when the process's generation is known;
-``shims.contrib``, ``queues``, ``summary`` and ``deterministic_random`` (tf_keras) on first use.
+``shims.contrib``, ``queues``, ``summary`` and ``deterministic_random`` on first use (the
+last two of these need tf_keras, also in a Keras 3 process: tf-slim's layers and TF's
+DeterministicRandomTestTool are tf_keras code).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ import os
 import sys
 import warnings
 import importlib
+import importlib.util
 
 # TF_ENABLE_ONEDNN_OPTS is read once, when tensorflow is imported: TF 2's oneDNN CPU kernels
 # change results ("slightly different numerical results", TensorFlow says) and, measured on a
@@ -140,8 +143,6 @@ def _legacy_paths(add: bool) -> None:
     """``import tensorflow.keras...`` goes by tensorflow's ``__path__``, which TensorFlow
     points at tf_keras or Keras 3 while it is imported; follow the generation chosen
     later. tf_keras is found, not imported (a Keras 3 process must not hold it)."""
-    import importlib.util
-
     spec = importlib.util.find_spec("tf_keras")
     if spec is None or not spec.submodule_search_locations:
         return
