@@ -2,7 +2,8 @@
 
 Each case runs its folder's rule alone. ``<case>.out.py`` exists only when the
 rule changes the file; ``<case>.findings`` lists ``LINE:COLUMN CODE message`` per finding
-(the message is pinned too: it is what the user reads).
+(the message is pinned too: it is what the user reads). A case named ``<name>.keras3``
+runs for the Keras 3 target (``upgrade --keras 3``), the others for the default.
 
     python tests/fixture_cases.py --update   # rewrite expectations (review the diff!)
 """
@@ -15,6 +16,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from migrate.codemod.engine import transform  # noqa: E402
 from migrate.codemod.rule import all_rules  # noqa: E402
+from migrate.codemod.target import Target  # noqa: E402
 
 
 def cases():
@@ -25,8 +27,9 @@ def cases():
                 yield code, name[: -len(".in.py")], folder
 
 
-def run(code, source):
-    return transform(source, [all_rules()[code]])
+def run(code, source, case=""):
+    target = Target(keras=3) if case.endswith(".keras3") else Target()
+    return transform(source, [all_rules()[code]], target=target)
 
 
 def render_findings(findings):
@@ -37,7 +40,7 @@ def update():
     for code, case, folder in cases():
         with open(os.path.join(folder, case + ".in.py"), encoding="utf-8") as handle:
             source = handle.read()
-        outcome = run(code, source)
+        outcome = run(code, source, case)
         out_path = os.path.join(folder, case + ".out.py")
         if outcome.new_source is not None:
             with open(out_path, "w", encoding="utf-8") as handle:

@@ -273,3 +273,61 @@ def test_evaluate_and_predict_run_their_hooks(tmp_path):
     rows = list(model.predict(lambda: tf.data.Dataset.from_tensors(np.ones((2, 3), "float32")).repeat(4),
                               hooks=[stopper]))
     assert len(rows) == 2 and stopper.values == [2] and stopper.ended
+
+
+STRATEGY = """
+import os, sys
+import numpy as np
+import shims
+import tensorflow as tf
+
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+
+
+def model_fn(features, labels, mode):
+    out = tf.compat.v1.layers.dense(features, 1, name="out",
+                                    kernel_initializer=tf.compat.v1.constant_initializer(0.2))
+    loss = tf.reduce_mean(tf.square(out - labels))
+    step = tf.compat.v1.train.get_global_step()
+    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+    return shims.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    return tf.data.Dataset.from_tensors((x, x.sum(1, keepdims=True))).repeat()
+
+
+root = sys.argv[1]
+kernels = {}
+for name, strategy in (("none", None), ("one", tf.distribute.MirroredStrategy(devices=["/cpu:0"]))):
+    config = shims.estimator.RunConfig(train_distribute=strategy)
+    model = shims.estimator.Estimator(model_fn, os.path.join(root, name), config=config)
+    model.train(input_fn, steps=3)
+    kernels[name] = model.get_variable_value("out/kernel")
+print("SAME", bool(np.array_equal(kernels["none"], kernels["one"])))
+two = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
+try:
+    shims.estimator.Estimator(model_fn, os.path.join(root, "two"),
+                              config=shims.estimator.RunConfig(train_distribute=two)).train(input_fn, steps=3)
+except NotImplementedError as exc:
+    print("REFUSED", str(exc).splitlines()[0][:120])
+print("WRITTEN", os.path.exists(os.path.join(root, "two")))
+"""
+
+
+def test_a_distribution_strategy_runs_with_one_replica_and_is_refused_with_two(tmp_path):
+    """RunConfig(train_distribute=...): one replica computes what no strategy computes, so it
+    runs; two replicas (TF1 ran model_fn per replica and combined gradients) are one clear
+    error before anything is written, never a silent single-device run."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.run([sys.executable, "-c", STRATEGY, str(tmp_path)], capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "SAME True" in proc.stdout
+    assert "REFUSED shims.estimator: RunConfig(train_distribute=...) has 2 replicas" in proc.stdout
+    assert "WRITTEN False" in proc.stdout

@@ -14,7 +14,7 @@ CASES = list(cases())
 def test_fixture(code, case, folder):
     with open(os.path.join(folder, case + ".in.py"), encoding="utf-8") as handle:
         source = handle.read()
-    outcome = run(code, source)
+    outcome = run(code, source, case)
     with open(os.path.join(folder, case + ".findings"), encoding="utf-8") as handle:
         assert render_findings(outcome.findings) == handle.read()
     out_path = os.path.join(folder, case + ".out.py")
@@ -23,7 +23,7 @@ def test_fixture(code, case, folder):
             expected = handle.read()
         assert outcome.new_source == expected
         cst.parse_module(outcome.new_source)  # the output parses
-        again = run(code, outcome.new_source)
+        again = run(code, outcome.new_source, case)
         assert again.new_source is None, "a second run changed the file again"
         assert not any(f.fixable for f in again.findings), "fixable findings left after the fix"
     else:

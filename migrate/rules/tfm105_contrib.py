@@ -137,6 +137,15 @@ def _hint(name: str):
                  if name == p or name.startswith(p + ".")), None)
 
 
+def _gpu_devices(count: cst.BaseExpression) -> cst.BaseExpression:
+    """The devices TF1's ``num_gpus=count`` meant: ``/gpu:0`` .. ``/gpu:N-1``, the CPU for 0."""
+    if isinstance(count, cst.Integer):
+        n = int(count.value, 0)
+        names = [f"/gpu:{i}" for i in range(n)] or ["/cpu:0"]
+        return cst.parse_expression("[" + ", ".join(f'"{d}"' for d in names) + "]")
+    return cst.parse_expression(f'["/gpu:%d" % i for i in range({code(count)} or 0)] or ["/cpu:0"]')
+
+
 def _slim_module(module: str):
     """``tf_slim...`` for a contrib.slim module path, else None."""
     for prefix in ("tensorflow.contrib.slim.python.slim", "tensorflow.contrib.slim"):
@@ -202,7 +211,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
                     and len(node.names) == 1:
                 finding = self.report(node, f"{module} is gone in TF2; the tf-slim package "
-                                            f"(pip install tf-slim) is its maintained home")
+                                            f"(pip install tf-slim) is its maintained home"
+                                            + self._keras3_note())
                 if from_import and "." in slim:
                     parent, _, leaf = slim.rpartition(".")
                     new = f"from {parent} import {leaf}" + (f" as {local}" if local != leaf else "")
@@ -265,6 +275,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             self._to_shims(node, name, target)
             return
         renamed = moved or upgrade_tables()["symbol_renames"].get(name)
+        if name == "tf.contrib.distribute.MirroredStrategy" and self._mirrored(node):
+            return
         if renamed and not renamed.startswith("tf.contrib."):
             finding = self.report(node, f"{name} is {renamed} in TF2")
             finding.replace(node, ctx.tf(finding, renamed[len("tf."):]))
@@ -281,6 +293,53 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         self._unfixed.add(local)
         self.report(node, f"{name} is gone in TF2" + (f"; use {hint}" if hint else ""))
 
+    def _mirrored(self, node) -> bool:
+        """``tf.contrib.distribute.MirroredStrategy(num_gpus=2)``: TF2's MirroredStrategy has
+        no ``num_gpus`` (a TypeError); it takes the devices TF1 derived from it, ``/gpu:0``
+        to ``/gpu:N-1`` (``num_gpus_per_worker`` the same), and ``cross_tower_ops`` is
+        ``cross_device_ops``. Calls without those keywords are a plain rename."""
+        call = self.ctx.parent()
+        if not (isinstance(call, cst.Call) and call.func is node):
+            return False
+        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        if not {"num_gpus", "num_gpus_per_worker", "cross_tower_ops", "auto_shard_dataset"} & set(keywords):
+            return False
+        if any(a.keyword is None for a in call.args) or "devices" in keywords:
+            self.report(node, "tf.contrib.distribute.MirroredStrategy with positional devices and "
+                              "num_gpus: TF2's takes devices=[...] only; convert it by hand")
+            return True
+        finding = self.report(node, "tf.contrib.distribute.MirroredStrategy is "
+                                    "tf.distribute.MirroredStrategy in TF2, which has no num_gpus: "
+                                    "the devices it named are given (/gpu:0 ... /gpu:N-1)")
+        function = self.ctx.tf(finding, "distribute.MirroredStrategy")
+
+        def replace(updated: cst.Call) -> cst.Call:
+            current = {a.keyword.value: a.value for a in updated.args if a.keyword is not None}
+            args = []
+            count = current.get("num_gpus", current.get("num_gpus_per_worker"))
+            if count is not None:
+                args.append(cst.Arg(keyword=cst.Name("devices"), value=_gpu_devices(count)))
+            if "cross_device_ops" in current or "cross_tower_ops" in current:
+                args.append(cst.Arg(keyword=cst.Name("cross_device_ops"), value=current.get(
+                    "cross_device_ops", current.get("cross_tower_ops"))))
+            args = [a.with_changes(equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
+                                                         whitespace_after=cst.SimpleWhitespace("")))
+                    for a in args]
+            return updated.with_changes(func=function, args=[
+                a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                if i < len(args) - 1 else a for i, a in enumerate(args)])
+
+        finding.replace(call, replace)
+        return True
+
+    def _keras3_note(self) -> str:
+        """For Keras 3: tf-slim's layers and the contrib cells are tf_keras code."""
+        if self.ctx.target.keras != 3:
+            return ""
+        return (" (Keras 3 target: this runs tf_keras code, so the process imports tf_keras next "
+                "to Keras 3, and its layers' regularization losses do not reach a Keras 3 model's "
+                "losses; tf.contrib code is best migrated for Keras 2)")
+
     def _slim_alias(self, node) -> bool:
         """``slim = tf.contrib.slim`` (module level): ``import tf_slim as slim``, the same API;
         its uses were bound to contrib.slim by the resolver and follow as for the import."""
@@ -294,7 +353,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             return False
         local = statement.body[0].targets[0].target.value
         finding = self.report(node, "tf.contrib.slim is gone in TF2; the tf-slim package "
-                                    "(pip install tf-slim) is its maintained home")
+                                    "(pip install tf-slim) is its maintained home" + self._keras3_note())
         new = "import tf_slim" + (f" as {local}" if local != "tf_slim" else "")
         finding.replace(statement, cst.parse_statement(new + "\n").with_changes(
             leading_lines=statement.leading_lines))
@@ -326,10 +385,9 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             message = f"{name} is gone in TF2: shims.{target} is TF 1.15's k-means, seeded as TF1"
         else:
             message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"
-        if self.ctx.target.keras == 3 and (slim or target.startswith(("contrib.layers", "contrib.rnn"))):
-            message += (" (Keras 3 target: this runs tf_keras code, so the process imports tf_keras "
-                        "next to Keras 3, and its layers' regularization losses do not reach a "
-                        "Keras 3 model's losses; tf.contrib code is best migrated for Keras 2)")
+        if slim or target.startswith(("contrib.layers", "contrib.rnn", "contrib.batch_norm")) or \
+                target[len("contrib."):] in shim_exports("contrib.layers"):
+            message += self._keras3_note()
         finding = self.report(node, message)
         finding.replace(node, cst.parse_expression(f"shims.{target}"))
         finding.add_import("import shims")

@@ -190,10 +190,12 @@ def encoder(x):
         reuse_true = isinstance(reuse, cst.Name) and reuse.value == "True"
         if reuse is not None and not (isinstance(reuse, cst.Name) and reuse.value in ("True", "False", "None")):
             notes.append("reuse decided at run time: calls with the same name share one layer")
-        if (KERAS3_MISSING - {"fused"}) & set(roles) and self.ctx.target.keras == 3:
-            self.report(node, f"tf.layers.{function}: {', '.join(sorted((KERAS3_MISSING - {'fused'}) & set(roles)))} "
-                              "exist in tf_keras's BatchNormalization only, not in Keras 3; migrate this "
-                              "file for Keras 2 (without --keras 3) or drop them by hand")
+        missing = sorted((KERAS3_MISSING - {"fused"}) & set(roles))
+        if missing and self.ctx.target.keras == 3:
+            self.report(node, f"tf.layers.{function}: {', '.join(missing)} "
+                              f"{'exists' if len(missing) == 1 else 'exist'} in tf_keras's "
+                              "BatchNormalization only, not in Keras 3; migrate this file for Keras 2 "
+                              "(without --keras 3) or drop it by hand")
             return
         if KERAS3_MISSING & set(roles) and self.ctx.target.keras == 2:
             notes.append("renorm/fused/virtual_batch_size/adjustment exist in tf_keras "

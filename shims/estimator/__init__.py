@@ -393,6 +393,24 @@ class Estimator:
             "(MultiWorkerMirroredStrategy or ParameterServerStrategy read the same TF_CONFIG). "
             "Nothing was run or written.")
 
+    def _one_replica(self, what: str) -> None:
+        """``RunConfig(train_distribute=..., eval_distribute=...)``: TF 1.15's Estimator ran a
+        copy of model_fn per replica and combined their gradients; shims.estimator runs
+        model_fn once. One replica computes the same, so it runs; more is refused before
+        anything runs (never silently trained on one device with another batch split)."""
+        strategy = getattr(self._config, what, None)
+        if strategy is None:
+            return
+        replicas = getattr(strategy, "num_replicas_in_sync", 1)
+        if replicas > 1:
+            raise NotImplementedError(
+                f"shims.estimator: RunConfig({what}=...) has {replicas} replicas; TF 1.15's "
+                "Estimator ran model_fn once per replica and combined their gradients, and "
+                "shims.estimator runs it once, on one device. Use one replica (no strategy, or "
+                "tf.distribute.OneDeviceStrategy), or train the model with tf.distribute in a "
+                "Keras or custom loop. Nothing was run or written.")
+        _log.info("%s with one replica: model_fn runs once per step, as it did under it", what)
+
     # -- building ------------------------------------------------------------------
     def _program(self, dataset: tf.data.Dataset, mode: str, hooks=()):
         """A GraphProgram running model_fn on one element of ``dataset``. Its values: the
@@ -472,6 +490,7 @@ class Estimator:
     def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
               max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
         self._refuse_cluster("train")
+        self._one_replica("train_distribute")
         _check_steps(steps, max_steps)
         latest = self._resume_point()
         if max_steps is not None and latest is not None:
@@ -541,6 +560,7 @@ class Estimator:
     # -- evaluate ------------------------------------------------------------------
     def evaluate(self, input_fn, steps: Optional[int] = None, hooks=None,
                  checkpoint_path: Optional[str] = None, name: Optional[str] = None) -> Dict[str, Any]:
+        self._one_replica("eval_distribute")
         dataset = _dataset(input_fn, self._params, self._config, ModeKeys.EVAL)
         program, holder = self._program(dataset, ModeKeys.EVAL, tuple(hooks or ()))
         feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
