@@ -288,7 +288,8 @@ def sequences(x):
         out2, state2 = tf.nn.dynamic_rnn(lstm, out, dtype=tf.float32)
     with tf.variable_scope("plain"):
         out3, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), out2, dtype=tf.float32)
-    return tf.concat([out3[:, -1], state2], axis=1)
+    joined = tf.concat([out3[:, -1], state2], axis=1)
+    return tf.contrib.layers.layer_norm(joined, begin_norm_axis=-1, begin_params_axis=-1)
 '''
 
 CELLS_REFERENCE = '''
@@ -351,10 +352,11 @@ print("RESULT", json.dumps({"names": names, "exact": [m[2] for m in report.match
 
 @pytest.mark.slow
 def test_tf1_rnn_cells_on_keras_3_equal_tf_1_15(tmp_path):
-    """tf.nn.rnn_cell's cells become shims.rnn3's (tf_keras has TF1's cells; Keras 3 none):
-    the same variable names as TF 1.15, its checkpoint loads by name alone, and the outputs
-    of a stacked LSTM+GRU, a clipped LSTMCell with concatenated state and a BasicRNNCell
-    through dynamic_rnn are TF 1.15's."""
+    """tf.nn.rnn_cell's cells become shims.rnn3's (tf_keras has TF1's cells; Keras 3 none) and
+    tf.contrib.layers.layer_norm shims.layers3's (tf-slim's is tf_keras code): the same
+    variable names as TF 1.15, its checkpoint loads by name alone, and the outputs of a
+    stacked LSTM+GRU, a clipped LSTMCell with concatenated state and a BasicRNNCell through
+    dynamic_rnn, layer-normalized, are TF 1.15's."""
     source = tmp_path / "legacy.py"
     source.write_text(CELLS)
     tf1 = tf1_oracle.saved(f"SOURCE = {CELLS!r}\n" + CELLS_REFERENCE)
@@ -362,6 +364,7 @@ def test_tf1_rnn_cells_on_keras_3_equal_tf_1_15(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     migrated = (tmp_path / "out" / "legacy.py").read_text()
     assert "shims.rnn3.MultiRNNCell" in migrated and "rnn_cell" not in migrated
+    assert "shims.layers3.layer_norm" in migrated and "contrib" not in migrated
     proc = python(CELLS_MIGRATED, env={"OUT": str(tmp_path / "out"), "TF1": tf1, "WORK": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     result = json.loads(proc.stdout.split("RESULT", 1)[1])

@@ -362,6 +362,14 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 
     def _to_shims(self, node, name: str, target: str, slim: bool = False) -> None:
         leaf = target[len("contrib.rnn."):] if target.startswith("contrib.rnn.") else None
+        layer = target.rpartition(".")[2]
+        if self.ctx.target.keras == 3 and target in (f"contrib.{layer}", f"contrib.layers.{layer}") \
+                and layer in shim_exports("layers3"):
+            finding = self.report(node, f"{name} is gone in TF2: shims.layers3.{layer} is TF 1.15's "
+                                        "on TensorFlow alone (Keras 3 target)")
+            finding.replace(node, cst.parse_expression(f"shims.layers3.{layer}"))
+            finding.add_import("import shims.layers3")
+            return
         if self.ctx.target.keras == 3 and leaf in shim_exports("rnn3"):
             finding = self.report(node, f"{name} is gone in TF2: shims.rnn3.{leaf} is TF 1.15's cell "
                                         "on TensorFlow alone (Keras 3 target)")
