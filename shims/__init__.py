@@ -20,9 +20,8 @@ the other is one ImportError naming both. ``shims.legacy_layer``, ``LegacyLayer`
 
 Imports inside functions: the runtime of one Keras generation (``shims._layer``, which
 imports tf_keras, or ``shims._layer3``), loaded when the process's generation is known;
-``shims.contrib``, ``queues``, ``summary`` and ``deterministic_random`` on first use (the
-last two of these need tf_keras, also in a Keras 3 process: tf-slim's layers and TF's
-DeterministicRandomTestTool are tf_keras code).
+``shims.contrib``, ``queues``, ``summary`` and ``deterministic_random`` on first use
+(``shims.contrib`` is tf-slim, which needs tf_keras, also in a Keras 3 process).
 """
 from __future__ import annotations
 

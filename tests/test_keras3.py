@@ -227,6 +227,7 @@ def test_what_exists_in_tf_keras_only_is_an_error_for_keras_3(tmp_path):
 def test_a_keras_3_module_stays_on_keras_3_and_a_mismatch_is_one_error():
     clean = python("import os, sys\nimport shims.keras3\nimport tensorflow as tf\n"
                    "layer = tf.keras.layers.Dense(2)\nimport shims\n"
+                   "with shims.deterministic_random().scope():\n    tf.random.uniform([2])\n"
                    "print(type(layer).__module__, 'tf_keras' in sys.modules, "
                    "os.environ.get('TF_USE_LEGACY_KERAS'), shims.keras_generation(), "
                    "type(shims.legacy_layer(lambda x: x)).__mro__[1].__module__)")

@@ -195,6 +195,27 @@ def test_deterministic_random_modes():
         shims.deterministic_random("bogus")
 
 
+@pytest.mark.parametrize("mode", ["constant", "num_random_ops"])
+def test_deterministic_random_draws_what_tf_keras_tool_draws(mode):
+    """shims' tool (no tf_keras, so a Keras 3 process can use it) draws what tf_keras's
+    DeterministicRandomTestTool draws, op by op, in both modes."""
+    from tf_keras.src.legacy_tf_layers.migration_utils import DeterministicRandomTestTool
+
+    draws = []
+    for tool in (DeterministicRandomTestTool(seed=7, mode=mode), shims.deterministic_random(mode, seed=7)):
+        with tool.scope():
+            draws.append([tf.random.uniform([3]).numpy() for _ in range(3)])
+    assert all(np.array_equal(a, b) for a, b in zip(*draws))
+    assert (mode == "constant") == np.array_equal(draws[1][0], draws[1][1])
+    tool = shims.deterministic_random("num_random_ops")
+    tool.operation_seed = 0
+    with tool.scope():
+        tf.random.uniform([1])
+    tool.operation_seed = 0
+    with pytest.raises(ValueError, match="used twice"), tool.scope():
+        tf.random.uniform([1])
+
+
 def test_keras3_already_imported_path():
     code = (
         "import warnings, numpy as np\n"

@@ -143,8 +143,7 @@ names_file = os.path.join(os.path.dirname(os.path.abspath(cfg["migrated"].rparti
 report = shims.load_tf1_checkpoint(model, os.path.join(cfg["work"], "tf1", "model"),
                                    name_map=names_file if os.path.exists(names_file) else None,
                                    strict=False)
-tool = shims.deterministic_random("constant")
-tool.seed = cfg["seed"]
+tool = shims.deterministic_random("constant", seed=cfg["seed"])  # the reference's tool's seed
 with tool.scope():
     eager = flat(model(*tensors, **kwargs))
 traced_fn = tf.function(lambda *a: model(*a, **kwargs))
