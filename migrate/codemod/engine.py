@@ -254,8 +254,7 @@ class _Walker:
         targets = [t.target for t in node.targets] if type(node) is cst.Assign else [node.target]
         names = [t.value for t in targets if type(t) is cst.Name and t.value in resolver.aliases]
         if not names and type(node) is cst.Assign and len(targets) == 1 and type(targets[0]) is cst.Name:
-            # ``slim = tf.contrib.slim``: a contrib module object under a name of its own,
-            # followed as ``import tensorflow.contrib.slim as slim`` would be
+            # ``slim = tf.contrib.slim``: followed as ``import tensorflow.contrib.slim as slim``
             qualname = resolver.qualname(node.value)
             if qualname and _CONTRIB_MODULE.fullmatch(qualname):
                 resolver.rebind(targets[0].value, qualname)
@@ -268,7 +267,9 @@ class _Walker:
 
 
 _SEQUENCES = (tuple, list)
-_CONTRIB_MODULE = re.compile(r"tensorflow\.contrib\.[a-z_]+")  # tf.contrib.<module>, no deeper
+# ``slim = tf.contrib.slim``: tf-slim's uses must be seen (its import becomes tf_slim, some of
+# its functions shims'); other contrib modules become a shims module with the same API
+_CONTRIB_MODULE = re.compile(r"tensorflow\.contrib\.slim")
 
 
 class _Apply(cst.CSTTransformer):
