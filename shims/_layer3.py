@@ -13,6 +13,7 @@ the Keras 2 runtime, so ``load_tf1_checkpoint`` and ``tf-migrate ckpt`` read bot
 from __future__ import annotations
 
 import contextlib
+import importlib
 import weakref
 from typing import Callable, Optional
 
@@ -86,11 +87,21 @@ class _LayerStore(VariableStore):
                 owner._tracker.add_to_store("layers", layer)
 
 
+@keras.saving.register_keras_serializable(package="shims")
 class LegacyLayer(keras.layers.Layer):
-    """A Keras 3 layer whose ``call`` runs a TF1-style function (see ``shims._layer.LegacyLayer``)."""
+    """A Keras 3 layer whose ``call`` runs a TF1-style function (see ``shims._layer.LegacyLayer``).
+
+    It saves whole with its model (``model.save("m.keras")``): the config names the function
+    by module and qualified name, imported again by ``keras.models.load_model``, and the
+    build config keeps the first call's input shapes and dtypes, so loading runs the function
+    once on zeros to make its variables before their values are read."""
 
     def __init__(self, fn: Callable, name: Optional[str] = None, trace: bool = True, **kwargs):
+        if isinstance(fn, str):
+            fn = _function(fn)
         super().__init__(name=name or _snake(getattr(fn, "__name__", "legacy")), **kwargs)
+        self._tf1_inputs = None  # [(shape, dtype)] of the first call's tensor arguments
+        self._trace = trace
         self._tf1_style_var_store = _LayerStore(self)
         self._fn = fn
         self._takes_training = _accepts(fn, "training")
@@ -107,14 +118,33 @@ class LegacyLayer(keras.layers.Layer):
     def call(self, *args, training=None, **kwargs):
         if training is not None and self._takes_training:
             kwargs["training"] = training
+        if self._tf1_inputs is None:
+            self._tf1_inputs = [(list(a.shape), tf.as_dtype(a.dtype).name) for a in args
+                                if hasattr(a, "shape") and hasattr(a, "dtype")]
         # Keras 3 builds a model by a symbolic run in a stateless scope, where its layers'
         # variables are values: a trace made there would keep those values for good
         return self._runner(*args, untraced=in_stateless_scope() or in_symbolic_scope(), **kwargs)
 
     def get_config(self):
         config = super().get_config()
-        config["fn"] = f"{getattr(self._fn, '__module__', '?')}.{getattr(self._fn, '__qualname__', '?')}"
+        config["fn"] = f"{getattr(self._fn, '__module__', '?')}:{getattr(self._fn, '__qualname__', '?')}"
+        config["trace"] = self._trace
         return config
+
+    def get_build_config(self):
+        if self._tf1_inputs:
+            return {"tf1_inputs": self._tf1_inputs}
+        return super().get_build_config()
+
+    def build_from_config(self, config):
+        """Loading: run the function once on zeros shaped as its first inputs (None is 1)."""
+        if config and "tf1_inputs" in config:
+            zeros = [tf.zeros([1 if d is None else d for d in shape], dtype) for shape, dtype in
+                     config["tf1_inputs"]]
+            with _stateful():
+                self(*zeros)
+            return
+        super().build_from_config(config)
 
     # -- saving ------------------------------------------------------------------------
     def _tf1_weights(self):
@@ -155,6 +185,18 @@ class LegacyLayer(keras.layers.Layer):
             for key, value in items.items():
                 children[f"_tf1_style_var_store/{kind}/{key}"] = value
         return children
+
+
+def _function(path: str) -> Callable:
+    """``module:qualname`` (what ``get_config`` wrote) -> the function, imported again."""
+    module, _, qualname = path.partition(":")
+    if "<" in qualname or not qualname:
+        raise ValueError(f"shims.legacy_layer: {path} is not importable (a local function or a "
+                         "lambda); make it a module-level function to save the model whole")
+    target = importlib.import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target
 
 
 def _escape(name: str) -> str:
