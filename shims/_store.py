@@ -168,7 +168,7 @@ class VariableStore(tf.Module):
     def get_or_create_layer(self, name, create_layer_method):
         if name not in self._layers:
             layer = create_layer_method()
-            keras3 = type(layer).__module__.startswith("keras.")
+            keras3 = _keras3_layer(layer)
             if keras3 and callable(getattr(layer, "build", None)):
                 _named_build(layer, name)  # Keras 3 (tf_keras names its variables by scope)
             self._layers[name] = layer
@@ -178,6 +178,11 @@ class VariableStore(tf.Module):
             if hasattr(layer, "losses") and not keras3:
                 self._regularizers[name] = lambda: tf.math.reduce_sum(layer.losses)
         return self._layers[name]
+
+
+def _keras3_layer(layer) -> bool:
+    """A Keras 3 layer (of Keras' own classes or a subclass, shims.keras3's included)?"""
+    return any(c.__module__.startswith("keras.") for c in type(layer).__mro__)
 
 
 def _takes(fn, keyword: str) -> bool:

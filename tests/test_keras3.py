@@ -467,3 +467,45 @@ def test_a_keras_3_model_holding_a_migrated_tf1_function_saves_and_loads_whole(t
     proc = python(WHOLE_MODEL, env={"OUT": str(tmp_path / "out"), "WORK": str(tmp_path)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.split("LOADED", 1)[1].split() == ["0.0", "10", "10", "False"]
+
+
+UNNAMED_LAYERS = '''
+import numpy as np
+import tensorflow as tf
+
+
+def model(x, training):
+    h = tf.layers.batch_normalization(x, training=training)
+    h = tf.layers.dense(h, 3)
+    return tf.layers.batch_normalization(h, training=training)
+
+
+x = tf.placeholder(tf.float32, [None, 4])
+training = tf.placeholder(tf.bool, [])
+loss = tf.reduce_mean(tf.square(model(x, training)))
+with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(3):
+        sess.run(train, {x: np.ones((2, 4), "float32") * np.arange(2)[:, None], training: True})
+    print("LOSS", sess.run(loss, {x: np.ones((2, 4), "float32"), training: True}))
+'''
+
+
+@pytest.mark.slow
+def test_unnamed_keras_3_layers_in_a_program_keep_tf1_names(tmp_path, tf1_python):
+    """Keras 3 numbers unnamed layers globally; in a converted program each one made through
+    get_or_create_layer (shims.keras3.BatchNormalization included) takes TF1's name
+    (batch_normalization, batch_normalization_1), so the final variables match TF 1.15's by
+    name."""
+    source = tmp_path / "legacy.py"
+    source.write_text(UNNAMED_LAYERS)
+    out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    proc = cli("verify", source, tmp_path / "out" / "legacy.py", "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert {v["name"] for v in report["variables"]} >= {"batch_normalization/moving_mean",
+                                                       "batch_normalization_1/gamma", "dense/kernel"}
