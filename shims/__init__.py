@@ -136,8 +136,6 @@ def require_keras(generation: int) -> None:
             f"`tf-migrate upgrade --keras {actual}`, or run it in a process of its own")
 
 
-
-
 def _legacy_paths(add: bool) -> None:
     """``import tensorflow.keras...`` goes by tensorflow's ``__path__``, which TensorFlow
     points at tf_keras or Keras 3 while it is imported; follow the generation chosen

@@ -7,7 +7,8 @@ import tensorflow as tf
 import tf_keras
 from tf_keras.src.legacy_tf_layers import variable_scope_shim as _shim
 
-from shims._runner import _Runner, _accepts, _snake
+from shims._runner import _Runner, _snake
+from shims._store import accepts
 
 track_tf1_style_variables = _shim.track_tf1_style_variables
 _EagerVariableStore = _shim._EagerVariableStore
@@ -26,7 +27,7 @@ class LegacyLayer(tf_keras.layers.Layer):
         super().__init__(name=name or _snake(getattr(fn, "__name__", "legacy")), **kwargs)
         self._tf1_style_var_store = _EagerVariableStore()
         self._fn = fn
-        self._takes_training = _accepts(fn, "training")
+        self._takes_training = accepts(fn, "training")
         self._runner = _Runner(self, fn, trace, after=self._add_new_losses)
 
     def _add_new_losses(self, before: set) -> None:

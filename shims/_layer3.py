@@ -23,8 +23,9 @@ from keras.src.backend.common import global_state
 from keras.src.backend.common.stateless_scope import in_stateless_scope
 from keras.src.backend.common.symbolic_scope import in_symbolic_scope
 
-from shims._runner import _Runner, _accepts, _snake
-from shims._store import VariableStore, plain
+from shims._checkpoint import _escape
+from shims._runner import _Runner, _snake
+from shims._store import VariableStore, accepts, plain
 
 
 @contextlib.contextmanager
@@ -104,7 +105,7 @@ class LegacyLayer(keras.layers.Layer):
         self._trace = trace
         self._tf1_style_var_store = _LayerStore(self)
         self._fn = fn
-        self._takes_training = _accepts(fn, "training")
+        self._takes_training = accepts(fn, "training")
         # regularization losses: each kept variable carries its get_variable regularizer,
         # which Keras 3 evaluates for the layer's (and its model's) losses, as TF1's
         # REGULARIZATION_LOSSES collection held them; a Keras sublayer's are its own
@@ -197,10 +198,6 @@ def _function(path: str) -> Callable:
     for part in qualname.split("."):
         target = getattr(target, part)
     return target
-
-
-def _escape(name: str) -> str:
-    return name.replace(".", "..").replace("/", ".S")
 
 
 class LegacyModule(tf.Module):

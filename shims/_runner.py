@@ -3,12 +3,11 @@
 A TF1 graph-building function runs under a variable store (``shims._store`` or tf_keras's),
 optionally inside a ``tf.function`` of its own so it sees a graph as TF1 code did; raw
 ``tf.Variable(...)`` calls in it are made once and kept in the store under their TF1 names.
-Shared by the Keras 2 layer (``shims._layer``), the Keras 3 layer (``shims._layer3``) and
-``GraphProgram``; it imports no Keras.
+Shared by the Keras 2 layer (``shims._layer``) and the Keras 3 layer (``shims._layer3``);
+it imports no Keras.
 """
 from __future__ import annotations
 
-import inspect
 import re
 import sys
 from typing import Callable, Optional
@@ -24,14 +23,6 @@ def _snake(name: str) -> str:
     name = re.sub(r"[^0-9a-zA-Z_]", "_", name)
     name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower().strip("_") or "legacy"
-
-
-def _accepts(fn: Callable, keyword: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return False
-    return keyword in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
 
 
 # modules whose variables are not the user's raw tf.Variable calls: they keep their own
@@ -141,7 +132,7 @@ class _Runner:
     def __call__(self, *args, untraced: bool = False, **kwargs):
         """``untraced``: run the function as it is, not through the layer's own
         ``tf.function`` (whose trace would keep what it captured)."""
-        before = set(self.owner._tf1_style_var_store._regularizers)
+        before = set(self.owner._tf1_style_var_store._regularizers) if self.after else None
         if self.traced is not None and not untraced:
             out = self.traced(*args, **kwargs)
         else:

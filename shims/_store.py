@@ -116,7 +116,7 @@ class VariableStore(tf.Module):
                          aggregation=aggregation)
         if custom_getter is None:
             return true_getter(constraint=constraint, **arguments)
-        if _takes(custom_getter, "constraint"):
+        if accepts(custom_getter, "constraint"):
             arguments["constraint"] = constraint
         return custom_getter(getter=true_getter, **arguments)
 
@@ -185,7 +185,8 @@ def _keras3_layer(layer) -> bool:
     return any(c.__module__.startswith("keras.") for c in type(layer).__mro__)
 
 
-def _takes(fn, keyword: str) -> bool:
+def accepts(fn, keyword: str) -> bool:
+    """Can ``fn`` be given ``keyword`` (named, or through ``**kwargs``)?"""
     try:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):

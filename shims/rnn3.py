@@ -42,13 +42,13 @@ class RNNCell:
     default_name = "rnn_cell"
 
     def __init__(self, name=None, dtype=None, reuse=None, **unused):
+        """``dtype`` and ``reuse`` are TF1's and change nothing here: variables take the
+        inputs' dtype, and the store hands every variable back on later calls."""
         if unused:
             raise ValueError(f"{type(self).__name__}: {', '.join(sorted(unused))} "
                              "is not supported by shims.rnn3 (the Keras 3 target)")
         self._base_name = name or self.default_name
-        self._reuse = reuse
         self._scope = None
-        self._dtype = dtype
 
     @property
     def state_size(self):

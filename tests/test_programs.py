@@ -269,3 +269,53 @@ def test_program_suite_becomes_eager_and_computes_what_tf1_computed(name, tmp_pa
     lines = [line for stream in report["streams"].values() for line in stream["lines"]]
     assert sum(len(line["tf1"]) for line in lines) >= 6  # a trajectory, not one number
     assert report["variables"]
+
+
+SLIM_ALIAS = """import numpy as np
+import tensorflow as tf
+
+slim = tf.contrib.slim
+
+rng = np.random.RandomState(3)
+data = rng.randn(16, 6, 6, 1).astype(np.float32)
+labels = rng.randint(0, 3, 16)
+
+
+def net(x, is_training):
+    with slim.arg_scope([slim.conv2d], padding="SAME",
+                        weights_initializer=tf.truncated_normal_initializer(stddev=0.1, seed=1)):
+        x = slim.conv2d(x, 4, [3, 3], scope="conv1")
+        x = slim.batch_norm(x, is_training=is_training, scope="bn1")
+        x = slim.flatten(x)
+        return slim.fully_connected(x, 3, activation_fn=None, scope="logits")
+
+
+images = tf.placeholder(tf.float32, [None, 6, 6, 1])
+y = tf.placeholder(tf.int64, [None])
+is_training = tf.placeholder(tf.bool, [])
+logits = net(images, is_training)
+loss = tf.losses.sparse_softmax_cross_entropy(y, logits)
+with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    values = [sess.run([train, loss], {images: data, y: labels, is_training: True})[1] for _ in range(5)]
+    print("LOSSES", " ".join("%.6f" % v for v in values))
+    print("EVAL", sess.run(loss, {images: data, y: labels, is_training: False}))
+"""
+
+
+def test_slim_by_assignment_migrates_and_equals_tf_1_15(tmp_path, tf1_python):
+    """``slim = tf.contrib.slim`` (how most TF1 code got slim): the alias becomes
+    ``import tf_slim as slim``, its uses are migrated as for the import (batch_norm to
+    shims), and the program's losses and final variables equal TF 1.15's."""
+    legacy = tmp_path / "legacy.py"
+    legacy.write_text(SLIM_ALIAS)
+    out = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    assert "import tf_slim as slim" in migrated and "shims.contrib.batch_norm(" in migrated
+    proc = verify_program(tf1_python, legacy, tmp_path / "out" / "legacy.py", "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert report["variables"]

@@ -5,7 +5,7 @@ import re
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import arg, call, code
 from migrate.codemod.rule import SymbolRule
 from migrate.codemod.shared import target as estimator_target
 from migrate.codemod.tables import shim_exports, upgrade_tables
@@ -298,13 +298,13 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         no ``num_gpus`` (a TypeError); it takes the devices TF1 derived from it, ``/gpu:0``
         to ``/gpu:N-1`` (``num_gpus_per_worker`` the same), and ``cross_tower_ops`` is
         ``cross_device_ops``. Calls without those keywords are a plain rename."""
-        call = self.ctx.parent()
-        if not (isinstance(call, cst.Call) and call.func is node):
+        strategy = self.ctx.parent()
+        if not (isinstance(strategy, cst.Call) and strategy.func is node):
             return False
-        keywords = {a.keyword.value: a for a in call.args if a.keyword is not None}
+        keywords = {a.keyword.value: a for a in strategy.args if a.keyword is not None}
         if not {"num_gpus", "num_gpus_per_worker", "cross_tower_ops", "auto_shard_dataset"} & set(keywords):
             return False
-        if any(a.keyword is None for a in call.args) or "devices" in keywords:
+        if any(a.keyword is None for a in strategy.args) or "devices" in keywords:
             self.report(node, "tf.contrib.distribute.MirroredStrategy with positional devices and "
                               "num_gpus: TF2's takes devices=[...] only; convert it by hand")
             return True
@@ -318,18 +318,13 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             args = []
             count = current.get("num_gpus", current.get("num_gpus_per_worker"))
             if count is not None:
-                args.append(cst.Arg(keyword=cst.Name("devices"), value=_gpu_devices(count)))
-            if "cross_device_ops" in current or "cross_tower_ops" in current:
-                args.append(cst.Arg(keyword=cst.Name("cross_device_ops"), value=current.get(
-                    "cross_device_ops", current.get("cross_tower_ops"))))
-            args = [a.with_changes(equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                         whitespace_after=cst.SimpleWhitespace("")))
-                    for a in args]
-            return updated.with_changes(func=function, args=[
-                a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-                if i < len(args) - 1 else a for i, a in enumerate(args)])
+                args.append(arg(_gpu_devices(count), "devices"))
+            cross = current.get("cross_device_ops", current.get("cross_tower_ops"))
+            if cross is not None:
+                args.append(arg(cross, "cross_device_ops"))
+            return call(function, args)
 
-        finding.replace(call, replace)
+        finding.replace(strategy, replace)
         return True
 
     def _keras3_note(self) -> str:
