@@ -56,9 +56,11 @@ def _stateful():
 
 
 def _penalty(regularizer):
-    """A TF1 regularizer as Keras 3 calls it (TF1's returned None for a zero scale)."""
+    """A TF1 regularizer as Keras 3 calls it: on the ``tf.Variable`` behind a Keras
+    variable (TF1 penalties read ``weights.dtype.base_dtype``), and 0 where TF1's returned
+    None (a zero scale)."""
     def penalty(value):
-        loss = regularizer(value)
+        loss = regularizer(value.value if isinstance(value, keras.Variable) else value)
         return tf.constant(0.0) if loss is None else loss
     return penalty
 
@@ -74,12 +76,15 @@ class _LayerStore(VariableStore):
         owner = self._owner()
         with _stateful():
             kept = keras.Variable(variable, name=name.rsplit("/", 1)[-1], trainable=variable.trainable)
-        if regularizer is not None:  # Keras 3 adds it to the layer's (and its model's) losses
-            kept.regularizer = _penalty(regularizer)
+        if regularizer is not None:
+            self.keep_regularizer(name, kept, regularizer)
         if owner is not None:
             with _unlocked(owner):
                 owner._track_variable(kept)
         return kept
+
+    def keep_regularizer(self, name: str, kept, regularizer) -> None:
+        kept.regularizer = _penalty(regularizer)  # Keras 3 adds it to the layer's (and model's) losses
 
     def keep_layer(self, name: str, layer) -> None:
         owner = self._owner()

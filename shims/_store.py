@@ -81,6 +81,9 @@ class VariableStore(tf.Module):
     def keep_layer(self, name: str, layer) -> None:
         """A new layer made through ``get_or_create_layer``."""
 
+    def keep_regularizer(self, name: str, kept, regularizer) -> None:
+        """A penalty reported for a kept variable after it was made (``add_regularizer``)."""
+
     # -- TF1's get_variable ----------------------------------------------------
     def get_variable(self, name, shape=None, dtype=tf.float32, initializer=None, regularizer=None,
                      reuse=None, trainable=None, collections=None, caching_device=None,
@@ -164,6 +167,16 @@ class VariableStore(tf.Module):
         if regularizer:
             self._regularizers[name] = functools.partial(regularizer, variable)
         return variable
+
+    def add_regularizer(self, variable, regularizer) -> None:
+        """A layer's weight penalty, as TF's and tf_keras's legacy ``tf.layers`` (tf-slim's
+        layers are those) report it to the store in eager mode: kept by the variable's TF1
+        name, like a ``get_variable`` regularizer."""
+        for name, kept in self._vars.items():
+            if plain(kept) is variable:
+                self._regularizers[name] = functools.partial(regularizer, variable)
+                self.keep_regularizer(name, kept, regularizer)
+                return
 
     def get_or_create_layer(self, name, create_layer_method):
         if name not in self._layers:

@@ -88,7 +88,8 @@ def test_a_program_kept_in_graph_mode_keeps_tf1_layers_and_hooks():
     assert "tf.compat.v1.disable_eager_execution()" in out
     assert "tf.compat.v1.layers.batch_normalization(tf.compat.v1.layers.dense(x, 4, name=\"hidden\")" in out
     assert "tf.compat.v1.train.StopAtStepHook(last_step=5)" in out
-    assert "keras" not in out and "shims.estimator" not in out
+    assert "tf.keras" not in out and "shims.estimator" not in out
+    assert out.startswith("import shims.keras2\n")  # tf.compat.v1.layers is tf_keras's: Keras 2 declared
     assert transform(out, rules).new_source is None
 
 

@@ -164,7 +164,7 @@ def test_upgrade_keras_3_output(tmp_path):
     assert "0 would change" in again.stdout + again.stderr, again.stdout  # a second run: nothing
     default = cli("upgrade", tmp_path / "legacy.py", "--outtree", tmp_path / "two")  # cache may hit
     text = (tmp_path / "two" / "legacy.py").read_text()
-    assert text.lstrip().startswith("import shims\nimport tensorflow as tf"), default.stderr
+    assert text.lstrip().startswith("import shims.keras2\nimport tensorflow as tf"), default.stderr
     assert "tf.keras.layers.Dropout" in text  # the default target keeps its own output
 
 
@@ -411,8 +411,58 @@ runpy.run_path(os.environ["SOURCE"], run_name="__main__")
 """
 
 
+SLIM_MODEL = """
+import os, sys
+import numpy as np
+sys.path.insert(0, os.environ["OUT"])
+import legacy
+import keras
+import shims
+import tensorflow as tf
+
+images = np.random.RandomState(0).rand(2, 16, 16, 3).astype("float32")
+layer = shims.legacy_layer(legacy.build)
+layer(images, is_training=True)
+tf1 = {v.value.name: v for v in layer.variables}  # each Keras 3 variable keeps its TF1 variable
+penalty = sum(1e-4 * float(tf.nn.l2_loss(v)) for name, v in tf1.items()
+              if name.endswith("weights:0") and not name.startswith("logits"))  # logits: no arg_scope
+inputs = keras.Input((16, 16, 3))
+model = keras.Model(inputs, layer(inputs))
+print("SLIM", len(layer.losses), float(sum(layer.losses)), penalty, float(sum(model.losses)),
+      "tf_keras" in sys.modules, sorted(name for name in tf1 if "fc1/BatchNorm" in name))
+"""
+
+
+@pytest.mark.slow
+def test_tf_slim_model_on_keras_3_equals_tf_1_15_without_tf_keras(tmp_path, tf1_python):
+    """tf-slim model code (arg_scope, L2 penalties on its 4 layers, batch norm on conv and fully connected
+    layers) migrated with --keras 3: outputs, gradients, variables and regularization loss
+    equal to TF 1.15's from its checkpoint; its penalties are the Keras 3 layer's and model's
+    losses, and the non-fused batch norm of the 2-D layer is TF 1.15's, without tf_keras."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    folder = os.path.join(root, "samples", "slim_cnn")
+    out = cli("upgrade", os.path.join(folder, "legacy.py"), "--outtree", tmp_path / "out", "--keras", "3",
+              "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "tf_keras" not in out.stdout
+    report = json.loads(cli("verify", f"{folder}/legacy.py:build", f"{tmp_path}/out/legacy.py:build",
+                            "--input", "images:2x16x16x3:float32", "--grads", "--format", "json",
+                            "--workdir", tmp_path / "work", "--tf1-python", tf1_python).stdout)
+    assert report["tf1_real"] and report["ok"], report
+    assert report["regularization"]["ok"] and report["regularization"]["legacy"] > 0
+    plain = python(SLIM_MODEL, env={"OUT": str(tmp_path / "out")})
+    line = [l for l in plain.stdout.splitlines() if l.startswith("SLIM")]
+    assert line, plain.stderr[-3000:]
+    count, losses, penalty, model_losses, tf_keras, bn = line[0].split(" ", 6)[1:]
+    assert int(count) == 4 and abs(float(losses) - float(penalty)) < 1e-6 and float(penalty) > 0
+    assert abs(float(model_losses) - float(penalty)) < 1e-6
+    assert tf_keras == "False"
+    assert "fc1/BatchNorm/moving_mean:0" in bn and "fc1/BatchNorm/beta:0" in bn
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("legacy", ["samples/programs/session_cnn_batchnorm/legacy.py",
+                                    "samples/programs/session_slim_summaries/legacy.py",
                                     "tests/programs/lstm_sequence.py", "tests/programs/towers.py"])
 def test_programs_migrated_for_keras_3_equal_tf_1_15(legacy, tmp_path, tf1_python):
     """Session programs migrated with --keras 3 (a batch-norm CNN fed a boolean placeholder,

@@ -462,11 +462,19 @@ def _has_import(module: cst.Module, statement: str) -> bool:
     return False
 
 
-def _target_imports(statements: List[str], target: Target) -> List[str]:
-    """For Keras 3 a module that gets shims in any form gets ``import shims.keras3`` first:
-    ``import shims.tutorials`` alone would leave the process on shims' default, Keras 2."""
-    if target.keras == 2 or not any(s == "import shims" or s.startswith(("import shims.", "from shims"))
-                                    for s in statements):
+# what a default (Keras 2) migration leaves on tf.keras or on tf_keras-only TF1 APIs
+_KERAS_USE = re.compile(r"\bkeras\b|\blayers\b|rnn_cell|contrib\.rnn|\bslim\b")
+
+
+def _target_imports(statements: List[str], target: Target, source: str) -> List[str]:
+    """The module declares the Keras it was migrated for where it gets shims: ``import
+    shims.keras3`` first for Keras 3 (``import shims.tutorials`` alone would leave the
+    process on shims' default, Keras 2); ``import shims.keras2`` for Keras 2 where the module
+    uses Keras (layers, tf.keras, RNN cells), so a Keras 3 process refuses it with one
+    ImportError instead of running Keras 2 code on Keras 3 layers."""
+    if not any(s == "import shims" or s.startswith(("import shims.", "from shims")) for s in statements):
+        return statements
+    if target.keras == 2 and not _KERAS_USE.search(source):
         return statements
     return [target.shims_import, *(s for s in statements if s != "import shims")]
 
@@ -592,7 +600,7 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     new_module = module.visit(apply)
     if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
         new_module = module.visit(_Apply(fixes, ctx.facts))
-    imports = _target_imports([s for f in fixes for s in f.imports], target)
+    imports = _target_imports([s for f in fixes for s in f.imports], target, source)
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)
     bindings = ctx.resolver.bindings

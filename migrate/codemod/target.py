@@ -15,7 +15,8 @@ class Target:
     """``keras``: 2 (tf_keras, TF 1.15's Keras; the default) or 3 (the Keras TensorFlow ships).
 
     For Keras 3 the migrated module starts with ``import shims.keras3`` (the process stays on
-    Keras 3; shims' legacy layers are Keras 3 layers), and what exists in tf_keras only
+    Keras 3; shims' legacy layers are Keras 3 layers); for Keras 2 a module that uses Keras
+    starts with ``import shims.keras2``. For Keras 3 what exists in tf_keras only
     (``tf.compat.v1.layers``, the TF1 RNN cells, TF1 optimizers in ``compile``) is an error
     finding instead of a rewrite onto it."""
 
@@ -27,8 +28,8 @@ class Target:
 
     @property
     def shims_import(self) -> str:
-        """The statement that imports shims in migrated code."""
-        return "import shims.keras3" if self.keras == 3 else "import shims"
+        """The statement that declares the Keras generation in migrated code."""
+        return "import shims.keras3" if self.keras == 3 else "import shims.keras2"
 
     def key(self) -> str:
         """Part of the cache key: results for one target are not another's."""

@@ -174,7 +174,7 @@ import tensorflow as tf
 x = tf.contrib.layers.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
     after = """
-import shims
+import shims.keras2
 
 x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 """
@@ -211,8 +211,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 \
                     and len(node.names) == 1:
                 finding = self.report(node, f"{module} is gone in TF2; the tf-slim package "
-                                            f"(pip install tf-slim) is its maintained home"
-                                            + self._keras3_note())
+                                            f"(pip install tf-slim) is its maintained home")
                 if from_import and "." in slim:
                     parent, _, leaf = slim.rpartition(".")
                     new = f"from {parent} import {leaf}" + (f" as {local}" if local != leaf else "")
@@ -328,12 +327,12 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         return True
 
     def _keras3_note(self) -> str:
-        """For Keras 3: tf-slim's layers and the contrib cells are tf_keras code."""
+        """For Keras 3: the contrib RNN cells shims.rnn3 lacks are tf_keras code (tf-slim's
+        layers run on TensorFlow's own legacy layers there, batch_norm included)."""
         if self.ctx.target.keras != 3:
             return ""
-        return (" (Keras 3 target: this runs tf_keras code, so the process imports tf_keras next "
-                "to Keras 3, and its layers' regularization losses do not reach a Keras 3 model's "
-                "losses; tf.contrib code is best migrated for Keras 2)")
+        return (" (Keras 3 target: this cell is tf_keras code, so the process imports tf_keras "
+                "next to Keras 3; such code is best migrated for Keras 2)")
 
     def _slim_alias(self, node) -> bool:
         """``slim = tf.contrib.slim`` (module level): ``import tf_slim as slim``, the same API;
@@ -348,7 +347,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             return False
         local = statement.body[0].targets[0].target.value
         finding = self.report(node, "tf.contrib.slim is gone in TF2; the tf-slim package "
-                                    "(pip install tf-slim) is its maintained home" + self._keras3_note())
+                                    "(pip install tf-slim) is its maintained home")
         new = "import tf_slim" + (f" as {local}" if local != "tf_slim" else "")
         finding.replace(statement, cst.parse_statement(new + "\n").with_changes(
             leading_lines=statement.leading_lines))
@@ -388,8 +387,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             message = f"{name} is gone in TF2: shims.{target} is TF 1.15's k-means, seeded as TF1"
         else:
             message = f"{name} is gone in TF2: shims.{target} keeps its variable names and math"
-        if slim or target.startswith(("contrib.layers", "contrib.rnn", "contrib.batch_norm")) or \
-                target[len("contrib."):] in shim_exports("contrib.layers"):
+        if target.startswith("contrib.rnn."):
             message += self._keras3_note()
         finding = self.report(node, message)
         finding.replace(node, cst.parse_expression(f"shims.{target}"))

@@ -41,7 +41,7 @@ x = tf.placeholder(tf.float32, [None, 4])
 tf.keras.models.save_model(model, "weights/model")
 """
     after = """
-import shims
+import shims.keras2
 import tensorflow as tf
 
 x = tf.placeholder(tf.float32, [None, 4])

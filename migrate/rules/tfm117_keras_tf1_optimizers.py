@@ -4,6 +4,7 @@ from typing import List, Set
 import libcst as cst
 
 from migrate.codemod import needles
+from migrate.codemod.cstutil import code
 from migrate.codemod.rule import Rule
 
 
@@ -16,7 +17,7 @@ class KerasTF1Optimizers(Rule):
 TF 1.15's `tf.keras` was Keras 2, whose `model.compile(optimizer=tf.train.AdamOptimizer(0.01))`
 wraps the TF1 optimizer and trains with it. TF 2.21's default Keras 3 refuses it
 (`ValueError: Could not interpret optimizer identifier`), so the migrated program fails at
-`compile`. The file imports `shims` first, which selects tf_keras (Keras 2) for the process:
+`compile`. The file imports `shims.keras2` first, which selects tf_keras (Keras 2) for the process:
 the same `compile` then trains with the same TF1 optimizer, step for step as TF 1.15 did
 (tested on real TF 1.15: same losses and weights). The optimizer may be passed by keyword,
 positionally, or as a name bound to the optimizer call anywhere in the file.
@@ -27,7 +28,7 @@ import tensorflow as tf
 model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
 """
     after = """
-import shims
+import shims.keras2
 import tensorflow as tf
 
 model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
@@ -48,7 +49,7 @@ model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
         return name.startswith("tf.train.") and name.endswith("Optimizer")
 
     def visit_Import(self, node: cst.Import) -> None:
-        if any(isinstance(a.name, cst.Name) and a.name.value == "shims" for a in node.names):
+        if any(code(a.name).split(".")[0] == "shims" for a in node.names):  # shims, shims.keras2
             self._has_shims = True
 
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -78,5 +79,5 @@ model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
                                             "rejects it; TF 1.15's Keras was Keras 2, which `import "
                                             "shims` selects (tf_keras), and it trains with it as TF "
                                             "1.15 did")
-                finding.add_import("import shims")  # the fix: the call itself stays
+                finding.add_import("import shims.keras2")  # the fix: the call itself stays
                 finding.replace(node, lambda updated: updated)

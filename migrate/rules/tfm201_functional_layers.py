@@ -103,7 +103,7 @@ def encoder(x):
         return tf.layers.dropout(h, rate=0.1)
 """
     after = """
-import shims
+import shims.keras2
 import tensorflow as tf
 
 def encoder(x):

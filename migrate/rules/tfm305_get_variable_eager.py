@@ -34,7 +34,7 @@ class Head(tf.keras.layers.Layer):
         return tf.matmul(x, w)
 """
     after = """
-import shims
+import shims.keras2
 import tensorflow as tf
 
 class Head(tf.keras.layers.Layer):

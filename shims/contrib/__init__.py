@@ -13,12 +13,25 @@ and math, in graph mode and eagerly under ``shims.legacy_layer``:
 - ``shims.contrib.factorization.KMeans``: TF 1.15's k-means graph builder;
 - ``shims.contrib.learn.preprocessing``: ``VocabularyProcessor`` (text CNNs), reading and
   writing TF 1.15's vocabulary pickles.
+
+``rnn`` (tf_keras's cells: a Keras 3 process must not import it unasked), ``eager``,
+``factorization`` and ``learn`` are imported on first use.
 """
 from __future__ import annotations
 
-from shims.contrib import eager, factorization, framework, layers, learn, rnn, training
+import importlib
+
+from shims.contrib import framework, layers, training
 from shims.contrib.layers import *  # noqa: F401,F403 - the flat contrib.layers namespace
 from shims.contrib.layers import __all__ as _layer_names
 from shims.contrib.training import HParams
 
+_ON_FIRST_USE = ("eager", "factorization", "learn", "rnn")
+
 __all__ = ["eager", "factorization", "framework", "layers", "learn", "rnn", "training", "HParams", *_layer_names]
+
+
+def __getattr__(name):
+    if name in _ON_FIRST_USE:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,7 +1,7 @@
 """A DDPG-style actor-critic: unnamed tf.layers.dense layers (TF1 auto-names
 dense, dense_1, ...) and networks rebuilt with `reuse=True` to evaluate the
 critic on the actor's action."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 ACTIONS = 2

@@ -2,7 +2,7 @@
 get_variable embedding tables, tf.contrib.layers.layer_norm, attention and
 feed-forward dense layers in variable scopes, a `default_name` top scope, and
 shape helpers that lean on graph-only tensor attributes."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 

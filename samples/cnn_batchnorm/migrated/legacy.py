@@ -1,6 +1,6 @@
 """A TF1 CNN: conv / batch norm / pooling blocks, dropout and a dense head,
 with the usual `training` flag."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 

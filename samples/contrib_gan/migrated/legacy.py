@@ -2,7 +2,7 @@
 fully_connected and conv2d_transpose with contrib batch norm, a discriminator of strided
 convolutions reused on real and generated images, and summaries of both while the graph
 is built."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 tcl = shims.contrib.layers

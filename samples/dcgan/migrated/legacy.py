@@ -1,7 +1,7 @@
 """A DCGAN-style generator and discriminator: conv2d_transpose with batch norm,
 leaky-ReLU convolutions, and the discriminator reused on real and generated
 images through `reuse=True`."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 

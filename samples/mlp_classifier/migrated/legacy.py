@@ -1,6 +1,6 @@
 """A TF1 MLP classifier: unnamed tf.layers.dense in a loop, dropout, an L2
 penalty on every kernel, softmax cross-entropy."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 HIDDEN = (64, 32)

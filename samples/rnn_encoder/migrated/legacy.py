@@ -2,7 +2,7 @@
 LSTM with a residual connection, a GRU with dropout that is only active in training),
 tf.nn.dynamic_rnn, and a tf.contrib.layers projection of the last output. The sizes come
 from the static shapes, read TF1-style with `.value`."""
-import shims
+import shims.keras2
 import tensorflow as tf
 
 

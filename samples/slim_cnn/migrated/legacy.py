@@ -1,7 +1,7 @@
 """A tf.contrib.slim CNN as slim's model zoo wrote them: an arg_scope giving every conv and
 fully connected layer batch norm, an L2 penalty and its defaults, `slim.repeat`, pooling,
 dropout, and the `is_training` flag threaded through batch norm's parameters."""
-import shims
+import shims.keras2
 import tensorflow as tf
 import tf_slim as slim
 

@@ -3,7 +3,7 @@ get_variable (embeddings, a hand-written layer norm, an attention block, a poole
 weights), BERT's create_optimizer (warmup + polynomial decay, global-norm clipping) with a
 hand-written AdamWeightDecayOptimizer, a user SessionRunHook recording the loss per step,
 and evaluate/predict after training resumed from model_dir."""
-import shims
+import shims.keras2
 import re
 import sys
 

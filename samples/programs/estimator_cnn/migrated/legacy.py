@@ -1,6 +1,6 @@
 """A TF1 Estimator program: a small CNN model_fn with tf.layers, a tf.data input_fn, eval
 metrics (accuracy, a mean), predictions, and training resumed from model_dir."""
-import shims
+import shims.keras2
 import sys
 
 import numpy as np

@@ -1,7 +1,7 @@
 """A TF1 CNN training script: conv + batch norm + dropout driven by an `is_training`
 placeholder, the batch-norm moving averages updated through UPDATE_OPS control
 dependencies, a Momentum optimizer, and an evaluation pass in inference mode at the end."""
-import shims
+import shims.keras2
 import sys
 
 import numpy as np

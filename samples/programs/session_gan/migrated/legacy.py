@@ -1,7 +1,7 @@
 """A TF1 GAN on 1-D data: generator and discriminator built with variable scopes and
 reuse, two Adam optimizers each restricted to its network's var_list, alternating
 updates fed real samples and noise from numpy."""
-import shims
+import shims.keras2
 import numpy as np
 import tensorflow as tf
 

@@ -1,7 +1,7 @@
 """A TF1 training script: an MLP classifier on a synthetic dataset, trained with Adam from
 feed_dict batches inside `with tf.Session()`, a dropout rate fed through
 placeholder_with_default, a global step, and a Saver checkpoint."""
-import shims
+import shims.keras2
 import os
 import sys
 

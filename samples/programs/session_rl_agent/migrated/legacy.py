@@ -1,7 +1,7 @@
 """A TF1 RL loop: a REINFORCE agent class owning its graph and Session (placeholders as
 attributes, act() and learn() calling self.sess.run), trained on a deterministic corridor
 by feeding observations, the actions taken and discounted rewards."""
-import shims
+import shims.keras2
 import numpy as np
 import tensorflow as tf
 

@@ -2,7 +2,7 @@
 conv and fully connected layers batch norm, a global step from tf.contrib.framework, the
 moving averages updated through UPDATE_OPS, summaries merged with merge_all and written
 by a FileWriter every few steps, and the event file read back at the end."""
-import shims
+import shims.keras2
 import glob
 import os
 import sys
