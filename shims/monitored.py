@@ -23,6 +23,11 @@ leaving the block ends the hooks and saves the last step. Hooks follow
 ``after_create_session`` and ``end`` get a ``ProgramSession`` whose ``run`` runs graph
 values of the program). Checkpoints are TF1 name-based; the program's summary writers
 are flushed when the session closes.
+
+A ``scaffold`` (a ``tf.train.Scaffold``, or the name the build function returned it under)
+gives the session its ``init_fn``, run when nothing was restored (after the variables took
+their initial values, as TF1's session manager ran it), and its saver's ``max_to_keep``;
+its other fields (``init_op``, ``summary_op``, ...) are one clear error.
 """
 from __future__ import annotations
 
@@ -34,7 +39,8 @@ from typing import Any, Optional
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
-from shims.estimator.hooks import ChiefSessionCreator, HookRunner, check_hook
+from shims.estimator.hooks import (ChiefSessionCreator, HookRunner, check_hook, check_scaffold,
+                                   scaffold_init, scaffold_keep)
 
 _DEFAULT = object()  # TF1's USE_DEFAULT
 STEP_AFTER = "global_step_after"  # shims.estimator's name for the step a run reached
@@ -53,8 +59,6 @@ class MonitoredTrainingSession:
         if not is_chief:
             raise NotImplementedError("shims.MonitoredTrainingSession runs the chief only (one "
                                       "process); distributed workers are not supported")
-        if scaffold is not None:
-            raise NotImplementedError("shims.MonitoredTrainingSession: a Scaffold is not supported")
         if save_checkpoint_steps is _DEFAULT and save_checkpoint_secs is _DEFAULT:
             save_checkpoint_steps, save_checkpoint_secs = None, 600
         elif save_checkpoint_secs is _DEFAULT:
@@ -62,6 +66,7 @@ class MonitoredTrainingSession:
         elif save_checkpoint_steps is _DEFAULT:
             save_checkpoint_steps = None
         self._program = program
+        self._scaffold = scaffold  # a tf.train.Scaffold, or the name build returned it under
         self._checkpoint_dir = checkpoint_dir
         self._schedule = (save_checkpoint_steps, save_checkpoint_secs)
         self._hooks = HookRunner(program, [*(chief_only_hooks or ()), *(hooks or ())])
@@ -76,16 +81,21 @@ class MonitoredTrainingSession:
             check_hook(hook, "shims.MonitoredTrainingSession")
             hook.begin()
         program.function((), tuple(program._state.specs))  # builds the graph: every variable
+        scaffold = program.build_value(self._scaffold) if isinstance(self._scaffold, str) \
+            else self._scaffold
+        check_scaffold(scaffold, type(self).__name__)
         saving = bool(self._checkpoint_dir and any(self._schedule))
         if saving and self._global_step() is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
         latest = self._restore_from()
         if latest is not None:
             program.restore(latest)
+        else:  # TF1's session manager: the scaffold's init_fn when nothing was restored
+            scaffold_init(scaffold, program)
         self._hooks.after_create_session()
-        if saving:  # it saves the state the run starts from
+        if saving:  # it saves the state the run starts from, with the scaffold's saver's max_to_keep
             self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
-                                          *self._schedule)
+                                          *self._schedule, scaffold_keep(scaffold, 5))
 
     def _restore_from(self) -> Optional[str]:
         return tf.train.latest_checkpoint(self._checkpoint_dir) if self._checkpoint_dir else None

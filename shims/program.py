@@ -338,6 +338,12 @@ def _quiet(again: bool):
         yield
 
 
+def _python_object(value) -> bool:
+    """Not a graph value nor a structure of them: an object ``build`` hands to the Python
+    side of the program (a ``tf.train.Scaffold``)."""
+    return isinstance(value, tf.compat.v1.train.Scaffold)
+
+
 def _is_op(value) -> bool:
     return isinstance(value, tf.Operation)
 
@@ -375,6 +381,7 @@ class GraphProgram(tf.Module):
         state.writers = []      # summary writer resources, made once (see _program_writers)
         state.opened_writers = set()  # ids of those opened (their files exist)
         state.writer_deleters = []
+        state.python_values = {}  # what the latest trace returned that is no graph value (a Scaffold)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -522,7 +529,17 @@ class GraphProgram(tf.Module):
         if not isinstance(values, Mapping):
             raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
                             f"of names to graph values, not {type(values).__name__}")
+        self._state.python_values = {k: v for k, v in values.items() if _python_object(v)}
         return values
+
+    def build_value(self, name: str):
+        """A Python object ``build`` returned under ``name`` (a ``tf.train.Scaffold`` a
+        monitored session is given), from its latest trace."""
+        self._ensure_built()
+        try:
+            return self._state.python_values[name]
+        except KeyError:
+            raise KeyError(f"build returned no Python object named {name!r}") from None
 
     def _ensure_built(self) -> None:
         if not self._state.built:

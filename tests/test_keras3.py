@@ -460,17 +460,23 @@ def test_tf_slim_model_on_keras_3_equals_tf_1_15_without_tf_keras(tmp_path, tf1_
     assert "fc1/BatchNorm/moving_mean:0" in bn and "fc1/BatchNorm/beta:0" in bn
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ALL_PROGRAMS = sorted(f"samples/programs/{d}/legacy.py" for d in os.listdir(os.path.join(ROOT, "samples", "programs"))
+                      if os.path.isfile(os.path.join(ROOT, "samples", "programs", d, "legacy.py"))) + \
+    sorted(f"tests/programs/{f}" for f in os.listdir(os.path.join(ROOT, "tests", "programs")) if f.endswith(".py"))
+ALL_SAMPLES = sorted(d for d in os.listdir(os.path.join(ROOT, "samples"))
+                     if os.path.isfile(os.path.join(ROOT, "samples", d, "sample.json")))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("legacy", ["samples/programs/session_cnn_batchnorm/legacy.py",
-                                    "samples/programs/session_slim_summaries/legacy.py",
-                                    "tests/programs/lstm_sequence.py", "tests/programs/towers.py"])
+@pytest.mark.parametrize("legacy", ALL_PROGRAMS)
 def test_programs_migrated_for_keras_3_equal_tf_1_15(legacy, tmp_path, tf1_python):
-    """Session programs migrated with --keras 3 (a batch-norm CNN fed a boolean placeholder,
-    an LSTM through dynamic_rnn, towers sharing variables) print and end with what TF 1.15
-    printed and ended with, from the same initial values, with no tf_keras in the process
-    (the whole suite: benchmarks/keras3_programs.py)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    source = os.path.join(root, legacy)
+    """Every program we test (the program samples and the suite: a batch-norm CNN fed a
+    boolean placeholder, an LSTM through dynamic_rnn, towers, tf-slim with summaries,
+    Estimators, monitored sessions, queues, ...), migrated with --keras 3, prints and ends
+    with what TF 1.15 printed and ended with, from the same initial values, with no tf_keras
+    in the process."""
+    source = os.path.join(ROOT, legacy)
     out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
     assert out.returncode == 0, out.stdout + out.stderr
     migrated = tmp_path / "out" / os.path.basename(source)
@@ -484,6 +490,50 @@ def test_programs_migrated_for_keras_3_equal_tf_1_15(legacy, tmp_path, tf1_pytho
     (tmp_path / "plain").mkdir()
     plain = python(PROGRAM, env={"SOURCE": str(migrated), "MODEL_DIR": str(tmp_path / "plain")})
     assert "KERAS3_CHECK False None" in plain.stdout, plain.stderr[-2000:]
+
+
+SAMPLE_RUN = """
+import json, os, sys
+import numpy as np
+sys.path.insert(0, os.environ["OUT"])
+import legacy
+import shims
+spec = json.loads(os.environ["SPEC"])
+inputs = []
+for text in spec["inputs"]:
+    name, shape, dtype = text.split(":")
+    inputs.append(np.ones([int(n) for n in shape.split("x")], dtype))
+layer = shims.legacy_layer(getattr(legacy, spec["entry"]))
+layer(*inputs)
+print("SAMPLE", len(layer.variables), shims.keras_generation(), "tf_keras" in sys.modules)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL_SAMPLES)
+def test_samples_migrated_for_keras_3_equal_tf_1_15(name, tmp_path, tf1_python):
+    """Every model sample migrated with --keras 3: outputs, gradients, variables and
+    regularization loss equal to TF 1.15's from its checkpoint (verify), and the migrated
+    module runs in a process with no tf_keras."""
+    folder = os.path.join(ROOT, "samples", name)
+    spec = json.load(open(os.path.join(folder, "sample.json")))
+    out = cli("upgrade", os.path.join(folder, "legacy.py"), "--outtree", tmp_path / "out", "--keras", "3",
+              "--no-cache")
+    assert out.returncode in (0, 1), out.stdout + out.stderr
+    assert (tmp_path / "out" / "legacy.py").read_text().count("import shims.keras3") == 1
+    args = ["verify", f"{folder}/legacy.py:{spec['entry']}", f"{tmp_path}/out/legacy.py:{spec['entry']}",
+            "--grads", "--format", "json", "--workdir", tmp_path / "work", "--tf1-python", tf1_python]
+    for text in spec["inputs"]:
+        args += ["--input", text]
+    proc = cli(*args)
+    report = json.loads(proc.stdout)
+    assert report["tf1_real"] and report["ok"], proc.stdout[-3000:]
+    assert report["variables"]["legacy"] == report["variables"]["matched"] > 0
+    plain = python(SAMPLE_RUN, env={"OUT": str(tmp_path / "out"), "SPEC": json.dumps(spec)})
+    line = [l for l in plain.stdout.splitlines() if l.startswith("SAMPLE")]
+    assert line, plain.stderr[-3000:]
+    count, generation, tf_keras = line[0].split()[1:]
+    assert int(count) == report["variables"]["legacy"] and generation == "3" and tf_keras == "False"
 
 
 WHOLE_MODEL = """

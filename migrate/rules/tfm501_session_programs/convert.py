@@ -44,6 +44,9 @@ class Converter:
         # each graph expression a run fetches gets a graph name of the build function
         exprs = {id(call): [(expr, fresh_name(ctx, _fetched_name(expr))) for expr in found]
                  for call in plan.runs if (found := plan.fetch_exprs.get(id(call)))}
+        if plan.scaffold is not None:  # made in the build function, given to the session by name
+            exprs[id(plan.scaffold)] = [(plan.scaffold, fresh_name(ctx, "scaffold"))]
+            finding.replace(plan.scaffold, self._by_name(exprs[id(plan.scaffold)][0]))
         self._unseeded_note(anchor, [stmts[i] for i in moved])
         for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
                      *plan.scoped,  # the moved scope block keeps the rest of its body
@@ -278,6 +281,15 @@ class Converter:
                 for element in a.value.elements:
                     parts.append(f"{_plain(_key(element.key, self_name))}={code(element.value)}")
             return cst.parse_expression(f"{program}.run({', '.join(parts)})")
+        return rewrite
+
+    def _by_name(self, made):
+        """An expression the build function makes: its name, and it as the fixes left it."""
+        original, name = made
+
+        def rewrite(updated):
+            self._captured[id(original)] = updated
+            return cst.SimpleString(f'"{name}"')
         return rewrite
 
     @staticmethod

@@ -11,7 +11,8 @@ from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SESSION_RUN_ARGS, _assigned_key, _Blocked, _collect,
+from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+                     _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
 
@@ -29,6 +30,7 @@ class Plan:
     inits: Set[str] = field(default_factory=set)        # names bound to initializers (dropped)
     savers: Set[str] = field(default_factory=set)       # names bound to tf.train.Saver
     saver_options: Dict[str, List[str]] = field(default_factory=dict)  # a Saver's max_to_keep=
+    graph_savers: Set[str] = field(default_factory=set)  # Savers over some variables: graph code
     switches: List[int] = field(default_factory=list)   # graph-mode switch statements' indexes
     scoped: List[cst.SimpleStatementLine] = field(default_factory=list)  # placeholders in scopes
     # its uses (Planner._read_uses)
@@ -43,6 +45,7 @@ class Plan:
     # (shims.MonitoredTrainingSession over the program), and graph names its hooks are given
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
     monitored: bool = False
+    scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
@@ -71,6 +74,8 @@ class Planner:
         blockers: List[str] = []
         self._monitoring = plan.monitored  # _session_call: should_stop() is the session's too
         self._supervisor = _assigned_key(plan.supervisor) if plan.supervisor else None
+        if plan.monitored:
+            plan.scaffold = self._inline_scaffold(stmts[session_at], blockers)
         self._read_graph(stmts, session_at, plan, blockers)
         self._read_uses(stmts, session_at, plan, blockers)
         cluster = self._cluster(stmts, session_at)
@@ -118,14 +123,11 @@ class Planner:
                     plan.graph.append(i)
                     continue
                 if key and called == "tf.train.Saver":
-                    for a in value.args:
-                        if a.keyword is None or a.keyword.value not in ("max_to_keep",):
-                            raise _Blocked("a tf.train.Saver with a var_list or options other than "
-                                           "max_to_keep")
-                    plan.savers.add(key)
-                    plan.saver_options[key] = [code(a) for a in value.args]
+                    _saver(plan, key, value)
                     plan.graph.append(i)
                     continue
+                if called == "tf.train.Scaffold":
+                    _scaffold_fields(value)
                 found = _collect(stmt, self_name=self_name)
                 queues = queue_input(self.ctx).why_not({id(c) for c in found.calls})
                 if queues:  # an eager step would wait forever on a queue no thread fills
@@ -195,11 +197,11 @@ class Planner:
                 function = stmts[i]
                 if i in found or not ({k for _, k in _collect(function.body).reads} & plan.graph_keys):
                     continue
-                calls = [c for c in module.calls
-                         if isinstance(c.func, cst.Name) and c.func.value == function.name.value]
                 names = [n for n, k in module.reads  # its name, but as defined
                          if k == function.name.value and n is not function.name]
-                if calls and all(id(c) in graph_ids for c in calls) and len(names) == len(calls):
+                # every use inside graph code: calls, or the function handed to graph code
+                # (a scaffold's ``init_fn=init_fn``), which then sees the graph values it reads
+                if names and all(id(n) in graph_ids for n in names):
                     more.append(i)
             if not more:
                 return found
@@ -276,8 +278,25 @@ class Planner:
                     continue
                 if key == scope_session:
                     blockers.append(f"the session {key!r} is used other than by run()/close()")
+                elif key in plan.graph_savers:
+                    blockers.append(f"a tf.train.Saver with a var_list or options other than max_to_keep "
+                                    f"({key!r}) is used by the program")
                 elif key in plan.graph_keys | plan.inits | plan.savers:
                     blockers.append(f"graph value {key!r} is used outside sess.run()")
+
+    def _inline_scaffold(self, anchor, blockers: List[str]) -> Optional[cst.Call]:
+        """``MonitoredTrainingSession(..., scaffold=tf.train.Scaffold(...))``: the scaffold
+        (its Saver needs the graph's variables) is made in the build function instead."""
+        call = anchor.items[0].item if isinstance(anchor, cst.With) else _value(anchor)
+        for arg in call.args if isinstance(call, cst.Call) else ():
+            if arg.keyword is not None and arg.keyword.value == "scaffold" \
+                    and isinstance(arg.value, cst.Call) and self._call_name(arg.value) == "tf.train.Scaffold":
+                try:
+                    _scaffold_fields(arg.value)
+                except _Blocked as why:
+                    blockers.append(str(why))
+                return arg.value
+        return None
 
     def _makes_hooks(self, found) -> bool:
         """Does the statement make TF1 session hooks (``tf.train.StopAtStepHook(...)``)?"""
@@ -296,9 +315,10 @@ class Planner:
                 continue
             places += [c for c in found.calls if self._call_name(c) in SESSION_RUN_ARGS]
         found = []
+        made_here = _ids(plan.scaffold) if plan.scaffold is not None else set()  # moves whole
         for place in places:
             for node, key in _collect(place, self_name=plan.self_name).reads:
-                if key in plan.graph_keys and isinstance(node, cst.Name):
+                if key in plan.graph_keys and isinstance(node, cst.Name) and id(node) not in made_here:
                     found.append((node, key))
         return found
 
@@ -684,3 +704,25 @@ class Planner:
         return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
+
+
+def _scaffold_fields(call: cst.Call) -> None:
+    """What a Scaffold may carry into the eager monitored sessions, else why not."""
+    extra = [code(a.keyword) if a.keyword else "a positional argument"
+             for a in call.args if a.keyword is None or a.keyword.value not in SCAFFOLD_FIELDS]
+    if extra:
+        raise _Blocked(f"a tf.train.Scaffold given {', '.join(extra)} (the eager monitored "
+                       "session honours init_fn and saver)")
+
+
+def _saver(plan: Plan, key: str, call: cst.Call) -> None:
+    """``saver = tf.train.Saver(...)``: the program's own saves and restores take
+    ``max_to_keep`` only; a Saver over some variables (a scaffold's ``init_fn`` restoring a
+    backbone) is graph code, whose ``restore`` runs eagerly on the program's variables (its
+    saves and restores at the program level are graph values used outside a run)."""
+    if any(a.keyword is None or a.keyword.value != "max_to_keep" for a in call.args):
+        plan.graph_keys.add(key)
+        plan.graph_savers.add(key)
+        return
+    plan.savers.add(key)
+    plan.saver_options[key] = [code(a) for a in call.args]

@@ -36,6 +36,9 @@ CLUSTER = {"tf.train.Server", "tf.train.ClusterSpec", "tf.train.replica_device_s
 CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrainingSession",
                        "tf.train.SingularMonitoredSession": "shims.SingularMonitoredSession",
                        "tf.train.MonitoredSession": "shims.MonitoredSession"}
+# what a tf.train.Scaffold may carry into the eager monitored sessions (shims.estimator's
+# check_scaffold): init_fn, run when nothing was restored, and a saver's max_to_keep
+SCAFFOLD_FIELDS = ("init_fn", "saver")
 SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor
 # attributes of a graph value that are graph values too (an iterator's or a variable's
 # initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
