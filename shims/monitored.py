@@ -191,11 +191,12 @@ class MonitoredSession(SingularMonitoredSession):
 class _SupervisorSaver:
     """``sv.saver``: TF1 name-based checkpoints of the program (``save(sess, path, step)``)."""
 
-    def __init__(self, program) -> None:
+    def __init__(self, program, max_to_keep: int = 5) -> None:
         self._program = program
+        self._max_to_keep = max_to_keep  # the Saver the TF1 program gave the supervisor
 
     def save(self, sess, save_path, global_step=None, **kwargs):
-        return self._program.save(save_path, global_step=global_step)
+        return self._program.save(save_path, global_step=global_step, max_to_keep=self._max_to_keep)
 
     def restore(self, sess, save_path) -> None:
         self._program.restore(save_path)
@@ -226,30 +227,41 @@ class Supervisor:
     nothing when it stops. An exception in the block stops the supervisor and is raised
     again, except ``OutOfRangeError``, which ends the block quietly (TF1's Coordinator).
     ``sv.saver.save(sess, path, global_step=sv.global_step)`` saves the program. Summary
-    threads, ``graph.pbtxt`` and event files are not written."""
+    threads, ``graph.pbtxt`` and event files are not written (a ``summary_op`` is taken
+    and not run). What TFM501 gives it for the TF1 program's graph values: ``global_step``
+    by graph name, ``max_to_keep`` for the program's ``saver``; the ``init_op`` goes (the
+    variables start from their initializers, as TF1's init_op set them)."""
 
     def __init__(self, program, graph=None, ready_op=_DEFAULT, is_chief=True, init_op=_DEFAULT,
                  init_feed_dict=None, local_init_op=_DEFAULT, logdir=None, summary_op=_DEFAULT,
                  saver=_DEFAULT, global_step=_DEFAULT, save_summaries_secs=120, save_model_secs=600,
                  recovery_wait_secs=30, stop_grace_secs=120, checkpoint_basename="model.ckpt",
                  session_manager=None, summary_writer=_DEFAULT, init_fn=None,
-                 local_init_run_options=None):
+                 local_init_run_options=None, max_to_keep=5):
         if not is_chief:
             raise NotImplementedError("shims.Supervisor runs the chief only (one process)")
         if init_fn is not None:
             raise NotImplementedError("shims.Supervisor: an init_fn (it is given a TF1 Session) is "
                                       "not supported; restore in the program instead")
+        for name, given in (("ready_op", ready_op), ("local_init_op", local_init_op)):
+            if given is not _DEFAULT:
+                raise NotImplementedError(f"shims.Supervisor: {name} is not supported (the program's "
+                                          "variables are ready once it is built)")
         self._program = program
         self._logdir = logdir
         self._save_model_secs = save_model_secs
+        # the step the checkpoints are numbered by: the program's variable of that graph name
+        self._step_name = global_step if isinstance(global_step, str) else None
         self.save_path = os.path.join(logdir, checkpoint_basename) if logdir else None
-        self.saver = _SupervisorSaver(program) if saver is not None else None
+        self.saver = _SupervisorSaver(program, max_to_keep) if saver is not None else None
         self.coord = tf.train.Coordinator(clean_stop_exception_types=(tf.errors.OutOfRangeError,))
         self._last_save: Optional[float] = None
 
     @property
     def global_step(self) -> Optional[int]:
         """The program's global step (TF1 gave its tensor; savers read its value)."""
+        if self._step_name is not None:
+            return int(self._program.run(self._step_name))
         return _global_step(self._program)
 
     @property

@@ -8,18 +8,24 @@ each cell takes its TF1 scope on its first call (``rnn/basic_lstm_cell``, then
 ``bias``; ``gates/*`` and ``candidate/*`` for GRU; ``cell_<i>/`` inside
 ``multi_rnn_cell``), initializers (Glorot uniform kernels; zero biases, GRU's gate bias 1.0)
 and arithmetic (gates in i, j, f, o order, ``forget_bias`` added to f). Under
-``shims.legacy_layer`` or a ``GraphProgram`` the variable store makes them once.
+``shims.legacy_layer`` or a ``GraphProgram`` the variable store makes them once. The
+wrappers (``DropoutWrapper``, ``ResidualWrapper``, ``DeviceWrapper``) are TF 1.15's too: no
+scope of their own (the wrapped cell's variables keep their names), dropout only where a
+keep probability is a tensor or below 1, TF 1.15's per-tensor seeds, an LSTM state's ``c``
+never dropped.
 
 ``__all__`` is literal: tf-migrate reads it without importing TensorFlow.
 """
 from __future__ import annotations
 
 import collections
+import hashlib
 
 import tensorflow as tf
+from tensorflow.python.util import nest  # map_structure_up_to: TF1's traversal, not in tf.nest
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "LSTMStateTuple"]
+           "LSTMStateTuple", "DropoutWrapper", "ResidualWrapper", "DeviceWrapper"]
 
 v1 = tf.compat.v1
 
@@ -222,3 +228,139 @@ class MultiRNNCell(RNNCell):
                 current, new = cell(current, cell_state)
                 new_states.append(new)
         return current, tuple(new_states) if self._state_is_tuple else tf.concat(new_states, 1)
+
+
+class _Wrapper(RNNCell):
+    """TF 1.15's cell wrappers: the wrapped cell's scope, sizes and zero state."""
+
+    def __init__(self, cell):
+        super().__init__()
+        self.cell = cell
+
+    @property
+    def state_size(self):
+        return self.cell.state_size
+
+    @property
+    def output_size(self):
+        return self.cell.output_size
+
+    def zero_state(self, batch_size, dtype):
+        return self.cell.zero_state(batch_size, dtype)
+
+    def __call__(self, inputs, state, scope=None):
+        return self._wrapped(inputs, state, scope)  # no scope of its own, as TF1's wrappers
+
+    def _wrapped(self, inputs, state, scope):
+        raise NotImplementedError
+
+
+def _keep_value(prob, what):
+    """A keep probability as TF1 held it: a Python float where its value is known."""
+    value = tf.get_static_value(tf.convert_to_tensor(prob))
+    if value is None:
+        return prob
+    if value < 0 or value > 1:
+        raise ValueError(f"Parameter {what} must be between 0 and 1: {float(value)}")
+    return float(value)
+
+
+def _dropped(keep) -> bool:
+    return not isinstance(keep, float) or keep < 1
+
+
+class DropoutWrapper(_Wrapper):
+    """``tf.nn.rnn_cell.DropoutWrapper`` of TF 1.15 (no variational recurrence)."""
+
+    def __init__(self, cell, input_keep_prob=1.0, output_keep_prob=1.0, state_keep_prob=1.0,
+                 variational_recurrent=False, input_size=None, dtype=None, seed=None,
+                 dropout_state_filter_visitor=None):
+        if variational_recurrent:
+            raise ValueError("shims.rnn3.DropoutWrapper: variational_recurrent=True is not "
+                             "supported (the Keras 3 target); migrate for Keras 2")
+        super().__init__(cell)
+        self._input_keep_prob = _keep_value(input_keep_prob, "input_keep_prob")
+        self._output_keep_prob = _keep_value(output_keep_prob, "output_keep_prob")
+        self._state_keep_prob = _keep_value(state_keep_prob, "state_keep_prob")
+        self._seed = seed
+        self._state_filter = dropout_state_filter_visitor or _default_state_filter
+
+    def _gen_seed(self, salt_prefix, index):
+        if self._seed is None:
+            return None
+        digest = hashlib.md5((str(self._seed) + f"{salt_prefix}_{index}").encode("utf-8")).hexdigest()
+        return int(digest[:8], 16) & 0x7FFFFFFF
+
+    def _dropout(self, values, salt_prefix, keep, which=None):
+        """Each tensor of ``values`` (those ``which`` says, in TF1's flattened order) through
+        ``tf.nn.dropout`` with TF1's seed for its index."""
+        which = values if which is None else which
+        index = [0]
+
+        def drop(do, value):
+            seed = self._gen_seed(salt_prefix, index[0])
+            index[0] += 1
+            if isinstance(do, bool) and not do:
+                return value
+            return tf.nn.dropout(value, rate=1.0 - keep, seed=seed)
+
+        return nest.map_structure_up_to(which, drop, which, values)
+
+    def _wrapped(self, inputs, state, scope):
+        if _dropped(self._input_keep_prob):
+            inputs = self._dropout(inputs, "input", self._input_keep_prob)
+        output, new_state = self.cell(inputs, state, scope=scope)
+        if _dropped(self._state_keep_prob):
+            which = _shallow_filter(self._state_filter, new_state)
+            new_state = self._dropout(new_state, "state", self._state_keep_prob, which)
+        if _dropped(self._output_keep_prob):
+            output = self._dropout(output, "output", self._output_keep_prob)
+        return output, new_state
+
+
+def _default_state_filter(substate):
+    """TF 1.15's: an LSTM state's ``c`` is never dropped, its ``h`` is; other tensors are."""
+    if isinstance(substate, LSTMStateTuple):
+        return LSTMStateTuple(c=False, h=True)
+    return not isinstance(substate, tf.TensorArray)
+
+
+def _shallow_filter(visitor, state):
+    """TF1's ``nest.get_traverse_shallow_structure``: the visitor's answer per substructure,
+    a bool for a whole one or a structure of bools to go into."""
+    answer = visitor(state)
+    if isinstance(answer, bool):
+        return answer
+    if isinstance(state, (list, tuple)) and not isinstance(answer, (list, tuple)):
+        raise TypeError("dropout_state_filter_visitor must return a bool or a structure")
+    if isinstance(answer, (list, tuple)):
+        parts = [a if isinstance(a, bool) else _shallow_filter(visitor, s) for a, s in zip(answer, state)]
+        return type(answer)(*parts) if hasattr(answer, "_fields") else type(answer)(parts)
+    return answer
+
+
+class ResidualWrapper(_Wrapper):
+    """``tf.nn.rnn_cell.ResidualWrapper`` of TF 1.15: the cell's output plus its input."""
+
+    def __init__(self, cell, residual_fn=None):
+        super().__init__(cell)
+        self._residual_fn = residual_fn
+
+    def _wrapped(self, inputs, state, scope):
+        outputs, new_state = self.cell(inputs, state, scope=scope)
+        if self._residual_fn is not None:
+            return self._residual_fn(inputs, outputs), new_state
+        tf.nest.assert_same_structure(inputs, outputs)
+        return tf.nest.map_structure(lambda i, o: i + o, inputs, outputs), new_state
+
+
+class DeviceWrapper(_Wrapper):
+    """``tf.nn.rnn_cell.DeviceWrapper`` of TF 1.15: the cell runs on ``device``."""
+
+    def __init__(self, cell, device):
+        super().__init__(cell)
+        self._device = device
+
+    def _wrapped(self, inputs, state, scope):
+        with tf.device(self._device):
+            return self.cell(inputs, state, scope=scope)

@@ -279,7 +279,7 @@ import tensorflow as tf
 
 
 def sequences(x):
-    """Every TF1 cell shims.rnn3 has, through dynamic_rnn, under TF1 scopes."""
+    """Every TF1 cell and wrapper shims.rnn3 has, through dynamic_rnn, under TF1 scopes."""
     with tf.variable_scope("stack"):
         stack = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.BasicLSTMCell(6),
                                              tf.nn.rnn_cell.GRUCell(5)])
@@ -289,7 +289,11 @@ def sequences(x):
         out2, state2 = tf.nn.dynamic_rnn(lstm, out, dtype=tf.float32)
     with tf.variable_scope("plain"):
         out3, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.BasicRNNCell(3), out2, dtype=tf.float32)
-    joined = tf.concat([out3[:, -1], state2], axis=1)
+    with tf.variable_scope("wrapped"):  # wrappers add no scope; keep 1.0 drops nothing
+        cell = tf.nn.rnn_cell.DropoutWrapper(tf.nn.rnn_cell.ResidualWrapper(tf.nn.rnn_cell.GRUCell(5)),
+                                             input_keep_prob=1.0, output_keep_prob=1.0)
+        out4, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.DeviceWrapper(cell, "/cpu:0"), out, dtype=tf.float32)
+    joined = tf.concat([out3[:, -1], state2, out4[:, -1]], axis=1)
     return tf.contrib.layers.layer_norm(joined, begin_norm_axis=-1, begin_params_axis=-1)
 '''
 
@@ -387,6 +391,47 @@ model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
 model.compile(optimizer=tf.train.AdamOptimizer(0.01), loss="mse")
 tf.keras.models.save_model(model, "model_dir")
 '''
+
+
+DROPOUT = """
+import sys
+import numpy as np
+import shims.keras3
+import shims.rnn3 as rnn
+import tensorflow as tf
+
+x = tf.constant(np.random.RandomState(2).standard_normal((64, 4)).astype("float32"))
+plain_cell = rnn.BasicLSTMCell(4, name="lstm")
+dropped_cell = rnn.DropoutWrapper(plain_cell, output_keep_prob=0.5, state_keep_prob=0.5, seed=7)
+
+
+def both(x):  # the same cell (its variables made once), plain and wrapped
+    state = plain_cell.zero_state(64, tf.float32)
+    kept_out, kept_state = plain_cell(x, state)
+    out, new_state = dropped_cell(x, state)
+    return kept_out, kept_state.c, kept_state.h, out, new_state.c, new_state.h
+
+
+layer = shims.legacy_layer(both)
+kept_out, kept_c, kept_h, out, new_c, new_h = [np.asarray(t) for t in layer(x)]
+ratio = out / np.where(kept_out == 0, 1, kept_out)
+values = set((np.round(ratio[kept_out != 0], 4) + 0.0).tolist())  # + 0.0: no -0.0
+print("DROPOUT", sorted(values), float(np.mean(out == 0)), bool(np.allclose(new_c, kept_c)),
+      bool(np.allclose(new_h, kept_h)), len(layer.variables), "tf_keras" in sys.modules)
+"""
+
+
+def test_rnn3_dropout_wrapper_drops_as_tf1(tmp_path):
+    """TF 1.15's DropoutWrapper: an output is kept times 1/keep or zero, about half of them
+    at keep 0.5; an LSTM state's h is dropped, its c never; no tf_keras."""
+    proc = python(DROPOUT)
+    line = [l for l in proc.stdout.splitlines() if l.startswith("DROPOUT")]
+    assert line, proc.stderr[-3000:]
+    text = line[0]
+    assert text.startswith("DROPOUT [0.0, 2.0]"), text
+    zeros = float(text.split("]")[1].split()[0])
+    assert 0.35 < zeros < 0.65, text
+    assert text.endswith("True False 2 False"), text  # kernel and bias, made once
 
 
 def test_keras_2_only_programs_are_findings_for_keras_3(tmp_path):
@@ -496,12 +541,12 @@ SAMPLE_RUN = """
 import json, os, sys
 import numpy as np
 sys.path.insert(0, os.environ["OUT"])
+import shims.keras3  # a Keras 3 process (a module that needed no shims does not say so itself)
 import legacy
-import shims
 spec = json.loads(os.environ["SPEC"])
 inputs = []
-for text in spec["inputs"]:
-    name, shape, dtype = text.split(":")
+for text in spec["inputs"]:  # name:shape:dtype[:low:high]
+    name, shape, dtype = text.split(":")[:3]
     inputs.append(np.ones([int(n) for n in shape.split("x")], dtype))
 layer = shims.legacy_layer(getattr(legacy, spec["entry"]))
 layer(*inputs)
@@ -520,7 +565,8 @@ def test_samples_migrated_for_keras_3_equal_tf_1_15(name, tmp_path, tf1_python):
     out = cli("upgrade", os.path.join(folder, "legacy.py"), "--outtree", tmp_path / "out", "--keras", "3",
               "--no-cache")
     assert out.returncode in (0, 1), out.stdout + out.stderr
-    assert (tmp_path / "out" / "legacy.py").read_text().count("import shims.keras3") == 1
+    migrated = (tmp_path / "out" / "legacy.py").read_text()
+    assert migrated.count("import shims.keras3") == (1 if "shims" in migrated else 0)
     args = ["verify", f"{folder}/legacy.py:{spec['entry']}", f"{tmp_path}/out/legacy.py:{spec['entry']}",
             "--grads", "--format", "json", "--workdir", tmp_path / "work", "--tf1-python", tf1_python]
     for text in spec["inputs"]:

@@ -63,8 +63,9 @@ class Converter:
             if plan.supervisor is not None:  # `sv = shims.Supervisor(program, ...)` before its session
                 finding.remove(plan.supervisor)
                 made = plan.supervisor
-                finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _program_first(
-                    self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"), updated]))
+                finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), _edited(_program_first(
+                    self.ctx.facts.rewritten.get(id(made), made), program, "shims.Supervisor"),
+                    plan.supervisor_edits), updated]))
             elif isinstance(anchor, cst.With):
                 shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
                 finding.replace(anchor, lambda updated: cst.FlattenSentinel(
@@ -179,6 +180,8 @@ class Converter:
                 exprs.get(id(call), []), self._captured))
         for node in plan.passed:  # `train(sess, 20)`: the function gets the program
             finding.replace(node, cst.parse_expression(program))
+        for stmt in plan.repeated:  # graph code the program already has
+            finding.remove(stmt)
         for stmt in plan.reopened:  # the new session on the same graph: its body stays
             finding.replace(stmt, lambda updated: cst.FlattenSentinel(
                 [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
@@ -344,6 +347,26 @@ def _program_first(updated: cst.SimpleStatementLine, program: str, shim: str):
     assign = updated.body[0]
     return updated.with_changes(body=[assign.with_changes(value=_over(assign.value, program, shim))],
                                 leading_lines=())
+
+
+def _edited(statement: cst.SimpleStatementLine, edits) -> cst.SimpleStatementLine:
+    """``sv = shims.Supervisor(program, init_op=init, saver=saver, ...)`` with the keyword
+    arguments ``edits`` names replaced (``saver=saver`` -> ``max_to_keep=2``) or gone."""
+    if not edits:
+        return statement
+    assign = statement.body[0]
+    args = []
+    for arg in assign.value.args:
+        keyword = arg.keyword.value if arg.keyword else None
+        if keyword not in edits:
+            args.append(arg)
+        elif edits[keyword] is not None:
+            name, _, value = edits[keyword].partition("=")
+            args.append(arg.with_changes(keyword=cst.Name(name.strip()), value=cst.parse_expression(value)))
+    if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT and isinstance(assign.value.args[-1].comma,
+                                                                                cst.MaybeSentinel):
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)  # no trailing comma added
+    return statement.with_changes(body=[assign.with_changes(value=assign.value.with_changes(args=args))])
 
 
 def _over(call: cst.Call, program: str, shim: str) -> cst.Call:

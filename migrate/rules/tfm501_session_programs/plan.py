@@ -12,6 +12,7 @@ from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
 from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+                     SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
 
@@ -41,6 +42,7 @@ class Plan:
     program_of: Dict[int, str] = field(default_factory=dict)  # call id -> the helper's parameter
     save_steps: Dict[int, str] = field(default_factory=dict)  # save id -> its global_step key
     reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
+    repeated: List[cst.BaseStatement] = field(default_factory=list)  # hoisted graph code written again
     # a `with tf.train.MonitoredTrainingSession(...) as s:` program: the session object stays
     # (shims.MonitoredTrainingSession over the program), and graph names its hooks are given
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
@@ -48,6 +50,11 @@ class Plan:
     scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
+    # a Supervisor's graph-valued arguments: keyword -> its replacement (None: it goes), the
+    # names given by graph name (global_step, summary_op), the name reads those account for
+    supervisor_edits: Dict[str, Optional[str]] = field(default_factory=dict)
+    supervisor_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
+    supervisor_handled: Set[int] = field(default_factory=set)
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
     queue_runners: List[cst.Call] = field(default_factory=list)  # start_queue_runners: tf.data now
@@ -151,9 +158,7 @@ class Planner:
         if not plan.placeholders and not plan.graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
         if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
-            given = sorted({k for _, k in _collect(plan.supervisor).reads} & plan.graph_keys)
-            if given:
-                blockers.append(f"a tf.train.Supervisor given graph values ({', '.join(given)})")
+            blockers += self._supervisor_args(plan)
         plan.graph += self._graph_helpers(stmts, functions, plan)
         plan.graph.sort()
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
@@ -225,7 +230,8 @@ class Planner:
                 continue
             found = _collect(value)
             reads = {k for _, k in found.reads}
-            others = [*(s for s in rest if s is not anchor), *(s for s in anchor.body.body if s is not stmt)]
+            others = [*(s for s in self._unrepeated(rest, plan.session, stmt) if s is not anchor),
+                      *(s for s in anchor.body.body if s is not stmt)]
             if not reads & plan.graph_keys or reads & (later - plan.graph_keys) \
                     or any(self._call_name(c) in INITIALIZERS for c in found.calls) \
                     or key in _collect(*others).binds:  # bound once: this value is the one read
@@ -233,6 +239,18 @@ class Planner:
             hoisted.append(stmt)
             plan.graph_keys.add(key)
         return hoisted
+
+    def _unrepeated(self, rest, session, stmt) -> list:
+        """``rest``, with ``stmt`` written again in a later session's block left out (a
+        reopened session rebuilding `accuracy = ...` binds nothing new: the repeat goes)."""
+        out = []
+        for other in rest:
+            if isinstance(other, cst.With) and isinstance(other.body, cst.IndentedBlock) \
+                    and self._session_stmt(other) == session:
+                out += [s for s in other.body.body if _bare_code(s) != _bare_code(stmt)]
+            else:
+                out.append(other)
+        return out
 
     def _read_uses(self, stmts, session_at, plan: Plan, blockers: List[str]) -> None:
         """Every use of the session and of graph names past the graph: runs, initializer
@@ -250,7 +268,8 @@ class Planner:
         passed = {id(n) for n in plan.passed}
         if plan.monitored:
             plan.hook_reads = self._hook_reads(stmts[session_at], rest, plan)
-            passed |= {id(n) for n, _ in plan.hook_reads}
+        plan.hook_reads += plan.supervisor_reads
+        passed |= {id(n) for n, _ in plan.hook_reads} | plan.supervisor_handled
         for stmt in rest:
             scope_session = session
             if stmt is stmts[session_at]:
@@ -264,9 +283,14 @@ class Planner:
             elif id(stmt) in helpers:
                 scope_session = helpers[id(stmt)][1]
                 found = _collect(stmt.body, self_name=self_name)
-            elif self._reopened(stmt, session, plan.savers):
+            elif self._reopened(stmt, session, plan.savers, plan.inits):
                 plan.reopened.append(stmt)
-                found = _collect(stmt.body, self_name=self_name)
+                # graph code the first session's block already built, written again (`accuracy
+                # = ...` after each training): the program has it; the repeat goes
+                built = {_bare_code(h) for h in plan.hoisted}
+                plan.repeated += [s for s in stmt.body.body if _bare_code(s) in built]
+                found = _collect(*(s for s in stmt.body.body if s not in plan.repeated),
+                                 self_name=self_name)
             else:
                 found = _collect(stmt, self_name=self_name)
             for name in sorted((found.binds & named) - {session} - shadowed):
@@ -297,6 +321,43 @@ class Planner:
                     blockers.append(str(why))
                 return arg.value
         return None
+
+    def _supervisor_args(self, plan: Plan) -> List[str]:
+        """``tf.train.Supervisor(init_op=init, saver=saver, global_step=step, summary_op=...)``:
+        the initializer goes (the program's variables start from their initializers, which
+        is what TF1 ran), the Saver gives its ``max_to_keep``, the step and the summary op
+        are given by graph name; what else reads the graph is a blocker."""
+        blockers = []
+        for arg in _value(plan.supervisor).args:
+            keyword, key = arg.keyword.value if arg.keyword else None, _key(arg.value, None)
+            none = isinstance(arg.value, cst.Name) and arg.value.value == "None"
+            if keyword in SUPERVISOR_REFUSED and not none or keyword == "is_chief" and \
+                    not (isinstance(arg.value, cst.Name) and arg.value.value == "True"):
+                blockers.append(f"a tf.train.Supervisor given {keyword}= (the eager supervisor is "
+                                "the chief, and makes no session to prepare)")
+                continue
+            found = {k for _, k in _collect(arg.value).reads} & (plan.graph_keys | plan.inits | plan.savers)
+            if keyword == "init_op" and isinstance(arg.value, cst.Call) \
+                    and self._call_name(arg.value) in INITIALIZERS:
+                plan.supervisor_edits[keyword] = None  # `init_op=tf.global_variables_initializer()`
+                continue
+            if not found:
+                continue
+            if keyword == "init_op" and key in plan.inits:
+                plan.supervisor_edits[keyword] = None
+            elif keyword == "saver" and key in plan.savers:
+                options = [o for o in plan.saver_options[key] if o.startswith("max_to_keep")]
+                plan.supervisor_edits[keyword] = options[0] if options else None
+            elif keyword in ("global_step", "summary_op") and key in plan.graph_keys \
+                    and isinstance(arg.value, cst.Name):
+                plan.supervisor_reads.append((arg.value, key))
+                continue
+            else:
+                blockers.append(f"a tf.train.Supervisor given graph values ({keyword or 'graph'}="
+                                f"{code(arg.value)})")
+                continue
+            plan.supervisor_handled |= _ids(arg.value)
+        return blockers
 
     def _makes_hooks(self, found) -> bool:
         """Does the statement make TF1 session hooks (``tf.train.StopAtStepHook(...)``)?"""
@@ -405,17 +466,29 @@ class Planner:
                 found[id(function)] = (function, parameter, nodes)
         return found
 
-    def _reopened(self, stmt, session, savers) -> bool:
+    def _reopened(self, stmt, session, savers, inits=frozenset()) -> bool:
         """``with tf.Session() as sess: saver.restore(sess, path) ...`` after the program: a
         new session on the same graph whose first act restores every variable (a Saver with
         no var_list), so the program's own variables, restored, are what it runs on."""
         if not isinstance(stmt, cst.With) or self._session_stmt(stmt) != session \
                 or not isinstance(stmt.body, cst.IndentedBlock):
             return False
-        first = _value(stmt.body.body[0]) if stmt.body.body else None
+        body = list(stmt.body.body)
+        while body and self._runs_initializer(body[0], session, inits):  # `sess.run(init)`, then restored
+            body.pop(0)
+        first = _value(body[0]) if body else None
         return (isinstance(first, cst.Call) and isinstance(first.func, cst.Attribute)
                 and first.func.attr.value == "restore" and _key(first.func.value, None) in savers
                 and bool(first.args) and _key(first.args[0].value, None) == session)
+
+    def _runs_initializer(self, stmt, session, inits) -> bool:
+        """``sess.run(init)`` as a statement of its own (``init`` an initializer or a name
+        bound to one)."""
+        call = _value(stmt)
+        return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr) \
+            and isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+            and call.func.attr.value == "run" and _key(call.func.value, None) == session \
+            and len(call.args) == 1 and self._initializer_run(call.args[0].value, inits, None)
 
     def _initializer_run(self, fetch, inits, self_name) -> bool:
         """An initializer, a name bound to one, a `tf.group` of them (`sess.run(tf.group(init,
@@ -460,7 +533,7 @@ class Planner:
             added = False
             for i in region:
                 stmt = stmts[i]
-                if i in plan.graph or i in plan.switches or i == session_at \
+                if i in plan.graph or i in plan.switches or i == session_at or stmt is plan.supervisor \
                         or not isinstance(stmt, cst.SimpleStatementLine) \
                         or not all(isinstance(s, (cst.Assign, cst.AugAssign, cst.AnnAssign))
                                    for s in stmt.body):
@@ -726,3 +799,8 @@ def _saver(plan: Plan, key: str, call: cst.Call) -> None:
         return
     plan.savers.add(key)
     plan.saver_options[key] = [code(a) for a in call.args]
+
+
+def _bare_code(stmt) -> str:
+    """A statement's code without the comments and blank lines above it."""
+    return code(stmt.with_changes(leading_lines=())) if isinstance(stmt, cst.SimpleStatementLine) else ""

@@ -6,7 +6,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.cstutil import NameReads
+from migrate.codemod.cstutil import NameReads, nodes_of
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
@@ -39,7 +39,11 @@ CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrai
 # what a tf.train.Scaffold may carry into the eager monitored sessions (shims.estimator's
 # check_scaffold): init_fn, run when nothing was restored, and a saver's max_to_keep
 SCAFFOLD_FIELDS = ("init_fn", "saver")
-SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor
+SUPERVISOR = "tf.train.Supervisor"
+# what shims.Supervisor cannot honour (it has no session to prepare or wait for): such a
+# supervisor keeps its program in graph mode
+SUPERVISOR_REFUSED = {"init_fn", "ready_op", "ready_for_local_init_op", "local_init_op",
+                      "init_feed_dict", "session_manager"}  # `with sv.managed_session() as s:`: shims.Supervisor
 # attributes of a graph value that are graph values too (an iterator's or a variable's
 # initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
 GRAPH_ATTRIBUTES = {"initializer", "op"}
@@ -170,8 +174,10 @@ class _Collect(NameReads):
         self._local: List[Set[str]] = []  # the names enclosing comprehensions bind
 
     # a comprehension's variables are its own (`[sess.run(acc, {X: x[i:i + 8]}) for i in
-    # range(...)]` reads no graph name `i`), and so are a nested function's parameters (a
-    # hook class's `def __init__(self, loss)`): masked while its subtree is visited
+    # range(...)]` reads no graph name `i`), and so are a function's parameters (a hook
+    # class's `def __init__(self, loss)`) and the names its body assigns (a data helper's
+    # `x, y = x[idx], y[idx]` beside placeholders `x`, `y`), unless declared global:
+    # masked while its subtree is visited, reads and binds alike
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, COMPREHENSIONS):
             names: Set[str] = set()
@@ -184,7 +190,10 @@ class _Collect(NameReads):
             params = node.params
             every = [*params.posonly_params, *params.params, *params.kwonly_params,
                      *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
-            self._local.append({p.name.value for p in every})
+            names = {p.name.value for p in every}
+            if isinstance(node, cst.FunctionDef):
+                names |= _function_locals(node, self.self_name)
+            self._local.append(names)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -212,7 +221,8 @@ class _Collect(NameReads):
         if key == "_":
             return  # the throwaway name (`outputs, _ = dynamic_rnn(...)`, `_, loss = sess.run(...)`)
         if key is not None:
-            self.binds.add(key)
+            if not any(key in names for names in self._local):  # a function's own local
+                self.binds.add(key)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._targets(element.value)
@@ -234,6 +244,14 @@ class _Collect(NameReads):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self._targets(node.asname.name)
+
+
+def _function_locals(node: cst.FunctionDef, self_name: Optional[str]) -> Set[str]:
+    """The plain names a function's body binds (its locals), less those it declares
+    ``global`` or ``nonlocal``."""
+    declared = {n.name.value for g in nodes_of(node.body, (cst.Global, cst.Nonlocal)) for n in g.names}
+    bound = _collect_one(node.body, self_name).binds
+    return {k for k in bound if "." not in k} - declared
 
 
 def _ids(node) -> Set[int]:
