@@ -54,7 +54,7 @@ class Converter:
             finding.remove(stmt)
         definition = self._definition(finding, stmts, plan, moved, build, program,
                                       isinstance(owner, cst.Module), exprs)
-        if plan.self_name:  # the program is made where the graph was complete
+        if plan.self_name or plan.session_first:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
         elif plan.monitored:  # the session stays, over the program: its runs are its own

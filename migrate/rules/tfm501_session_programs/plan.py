@@ -47,6 +47,7 @@ class Plan:
     # (shims.MonitoredTrainingSession over the program), and graph names its hooks are given
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
     monitored: bool = False
+    session_first: bool = False  # the session was made before the graph (InteractiveSession)
     scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
@@ -101,6 +102,52 @@ class Planner:
         ``__init__``): placeholders, initializers, savers, graph-mode switches, graph code."""
         self_name, session = plan.self_name, plan.session
         region = range(len(stmts)) if self_name else range(session_at)
+        functions = self._scan(stmts, region, session_at, plan, blockers)
+        end = None if self_name or plan.placeholders or plan.graph or blockers \
+            else self._session_first_end(stmts, session_at, session)
+        if end is not None:  # `sess = tf.InteractiveSession()` before the graph it runs
+            plan.session_first = True
+            region = range(end)
+            functions = self._scan(stmts, region, session_at, plan, blockers)
+        if not plan.placeholders and not plan.graph and not blockers:
+            raise _Blocked("no graph-building code found before the Session")
+        if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
+            blockers += self._supervisor_args(plan)
+        plan.graph += self._graph_helpers(stmts, functions, plan)
+        plan.graph.sort()
+        plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
+                                                     session_at, self_name)
+        self._derived_graph(stmts, region, session_at, plan)
+        names = [_plain(k) for k in plan.graph_keys]
+        if len(set(names)) != len(names):
+            blockers.append("a graph name used both as a local and as an attribute")
+
+    def _session_first_end(self, stmts, session_at, session) -> Optional[int]:
+        """For ``sess = tf.InteractiveSession()`` (or ``tf.Session()``) made before the graph,
+        as the "Deep MNIST for experts" tutorial wrote it: where the graph ends, at the first
+        statement that runs something (``sess.run`` of more than an initializer, ``op.run()``,
+        ``t.eval()``); None when that is not the form."""
+        if not isinstance(stmts[session_at], cst.SimpleStatementLine) or _assigned_key(stmts[session_at]) != session:
+            return None
+        inits: Set[str] = set()
+        for j in range(session_at + 1, len(stmts)):
+            stmt = stmts[j]
+            value, key = _value(stmt), _assigned_key(stmt)
+            if key and self._call_name(value) in INITIALIZERS:
+                inits.add(key)
+                continue
+            if self._runs_initializer(stmt, session, inits):
+                continue
+            found = _collect(stmt)
+            if any(k == session for _, k in found.reads) or any(
+                    isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval")
+                    for c in found.calls):
+                return j if j > session_at + 1 else None
+        return None
+
+    def _scan(self, stmts, region, session_at, plan: Plan, blockers: List[str]) -> List[int]:
+        """Read ``region``'s statements into the plan's graph; returns the functions seen."""
+        self_name, session = plan.self_name, plan.session
         functions = []  # module-level functions: graph-building helpers if they read the graph
         for i in region:
             try:
@@ -141,10 +188,10 @@ class Planner:
                     raise _Blocked(f"queue-runner input with no tf.data form: {queues}")
                 if plan.monitored and self._makes_hooks(found):
                     continue  # `hooks = [tf.train.NanTensorHook(loss), ...]`: the session's, not graph
-                if self_name and i > session_at and any(
+                if (self_name or plan.session_first) and i > session_at and any(
                         isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
                         for c in found.calls):
-                    continue  # a run in __init__ (an initializer): handled with the other uses
+                    continue  # a run in __init__ or amid the graph (an initializer): with the other uses
                 if self._uses_tf(stmt) or any(k in plan.graph_keys for _, k in found.reads):
                     if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
                         raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
@@ -155,18 +202,7 @@ class Planner:
                         plan.scoped.append(inner)
             except _Blocked as why:  # every blocker is named at once, not one per run
                 blockers.append(str(why))
-        if not plan.placeholders and not plan.graph and not blockers:
-            raise _Blocked("no graph-building code found before the Session")
-        if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
-            blockers += self._supervisor_args(plan)
-        plan.graph += self._graph_helpers(stmts, functions, plan)
-        plan.graph.sort()
-        plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
-                                                     session_at, self_name)
-        self._derived_graph(stmts, region, session_at, plan)
-        names = [_plain(k) for k in plan.graph_keys]
-        if len(set(names)) != len(names):
-            blockers.append("a graph name used both as a local and as an attribute")
+        return functions
 
     def _cluster(self, stmts, session_at) -> List[str]:
         """What makes the program one of a TF1 cluster: cluster APIs in its block, or a
