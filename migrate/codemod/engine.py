@@ -26,6 +26,7 @@ from migrate.codemod.resolver import TF_ROOTS, Resolver, dotted, keras_name, loc
 from migrate.codemod.stars import header as star_header
 from migrate.codemod.stars import project_stars, tf_bindings
 from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
+from migrate.codemod.shared import uses_keras
 from migrate.codemod.target import DEFAULT, Target
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
@@ -462,10 +463,6 @@ def _has_import(module: cst.Module, statement: str) -> bool:
     return False
 
 
-# what a default (Keras 2) migration leaves on tf.keras or on tf_keras-only TF1 APIs
-_KERAS_USE = re.compile(r"\bkeras\b|\blayers\b|rnn_cell|contrib\.rnn|\bslim\b")
-
-
 def _target_imports(statements: List[str], target: Target, source: str) -> List[str]:
     """The module declares the Keras it was migrated for where it gets shims: ``import
     shims.keras3`` first for Keras 3 (``import shims.tutorials`` alone would leave the
@@ -474,7 +471,7 @@ def _target_imports(statements: List[str], target: Target, source: str) -> List[
     ImportError instead of running Keras 2 code on Keras 3 layers."""
     if not any(s == "import shims" or s.startswith(("import shims.", "from shims")) for s in statements):
         return statements
-    if target.keras == 2 and not _KERAS_USE.search(source):
+    if target.keras == 2 and not uses_keras(source):
         return statements
     return [target.shims_import, *(s for s in statements if s != "import shims")]
 

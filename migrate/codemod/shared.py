@@ -143,6 +143,15 @@ def target(name: str) -> Optional[str]:
 # the calls that put the process in TF1 graph mode, as ctx.v1 names them
 GRAPH_SWITCHES = {"tf.disable_v2_behavior", "tf.disable_eager_execution"}
 
+# what runs on tf.keras or on tf_keras-only TF1 APIs (layers, RNN cells, tf-slim): a module
+# migrated for Keras 2 that mentions it declares Keras 2 (engine), and one kept in graph
+# mode needs shims to select it (TFM501)
+_KERAS_USE = re.compile(r"\bkeras\b|\blayers\b|rnn_cell|contrib\.rnn|\bslim\b")
+
+
+def uses_keras(source: str) -> bool:
+    return _KERAS_USE.search(source) is not None
+
 
 def is_graph_switch(ctx, stmt) -> bool:
     """``tf.compat.v1.disable_eager_execution()`` (or ``disable_v2_behavior()``) as a statement."""

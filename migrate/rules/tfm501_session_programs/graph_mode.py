@@ -2,18 +2,14 @@
 (the switch, TF1's own layers and hooks), and graph code left outside every program is said."""
 from __future__ import annotations
 
-import re
 from typing import Optional, Set
 
 import libcst as cst
 
 from migrate.codemod.cstutil import code
-from migrate.codemod.shared import is_graph_switch
+from migrate.codemod.shared import is_graph_switch, uses_keras
 
 from .syntax import PLACEHOLDERS, _collect, _ids
-
-# a module kept in graph mode needs shims (legacy Keras) only where it has layers or Keras
-_KERAS_WORDS = re.compile(r"\b(keras|layers|slim)\b")
 
 
 class GraphMode:
@@ -47,7 +43,7 @@ class GraphMode:
                 finding.insert_after(anchor, [switch])
             else:
                 finding.insert_before(anchor, [switch])
-            if _KERAS_WORDS.search(self.ctx.source):  # legacy Keras: tf.compat.v1.layers and
+            if uses_keras(self.ctx.source):  # legacy Keras: tf.compat.v1.layers and
                 finding.add_import("import shims")  # Keras objects work in graph mode there
 
     def _left_in_graph_code(self, module: cst.Module) -> None:

@@ -107,8 +107,8 @@ class Planner:
             else self._session_first_end(stmts, session_at, session)
         if end is not None:  # `sess = tf.InteractiveSession()` before the graph it runs
             plan.session_first = True
+            functions += self._scan(stmts, range(session_at + 1, end), session_at, plan, blockers)
             region = range(end)
-            functions = self._scan(stmts, region, session_at, plan, blockers)
         if not plan.placeholders and not plan.graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
         if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
@@ -279,11 +279,11 @@ class Planner:
     def _unrepeated(self, rest, session, stmt) -> list:
         """``rest``, with ``stmt`` written again in a later session's block left out (a
         reopened session rebuilding `accuracy = ...` binds nothing new: the repeat goes)."""
-        out = []
+        out, again = [], _bare_code(stmt)
         for other in rest:
             if isinstance(other, cst.With) and isinstance(other.body, cst.IndentedBlock) \
                     and self._session_stmt(other) == session:
-                out += [s for s in other.body.body if _bare_code(s) != _bare_code(stmt)]
+                out += [s for s in other.body.body if _bare_code(s) != again]
             else:
                 out.append(other)
         return out
@@ -502,7 +502,7 @@ class Planner:
                 found[id(function)] = (function, parameter, nodes)
         return found
 
-    def _reopened(self, stmt, session, savers, inits=frozenset()) -> bool:
+    def _reopened(self, stmt, session, savers, inits) -> bool:
         """``with tf.Session() as sess: saver.restore(sess, path) ...`` after the program: a
         new session on the same graph whose first act restores every variable (a Saver with
         no var_list), so the program's own variables, restored, are what it runs on."""

@@ -39,11 +39,11 @@ CONVERTED_MONITORED = {"tf.train.MonitoredTrainingSession": "shims.MonitoredTrai
 # what a tf.train.Scaffold may carry into the eager monitored sessions (shims.estimator's
 # check_scaffold): init_fn, run when nothing was restored, and a saver's max_to_keep
 SCAFFOLD_FIELDS = ("init_fn", "saver")
-SUPERVISOR = "tf.train.Supervisor"
+SUPERVISOR = "tf.train.Supervisor"  # `with sv.managed_session() as s:`: shims.Supervisor
 # what shims.Supervisor cannot honour (it has no session to prepare or wait for): such a
 # supervisor keeps its program in graph mode
 SUPERVISOR_REFUSED = {"init_fn", "ready_op", "ready_for_local_init_op", "local_init_op",
-                      "init_feed_dict", "session_manager"}  # `with sv.managed_session() as s:`: shims.Supervisor
+                      "init_feed_dict", "session_manager"}
 # attributes of a graph value that are graph values too (an iterator's or a variable's
 # initializer, a tensor's op); others (``.name``, ``.shape``) are Python values
 GRAPH_ATTRIBUTES = {"initializer", "op"}
