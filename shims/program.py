@@ -39,10 +39,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import sys
 import threading
 import weakref
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import os
 
 import numpy as np
@@ -56,6 +57,7 @@ from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
 
+from shims import _replicas
 from shims._store import VariableStore, building_layer
 
 _GLOBAL = ops.GraphKeys.GLOBAL_VARIABLES
@@ -102,6 +104,7 @@ class _Building(threading.local):
 
 
 _BUILDING = _Building()
+_REPLICA_SCOPE = re.compile(r"^replica_\d+(/|$)")
 
 
 def _slot_naming(create, name_at: int):
@@ -246,11 +249,17 @@ def add_build_hook(hook: Callable[["GraphProgram"], None]) -> None:
 
 
 def _creator(next_creator, **kwargs):
-    """The variable creator every program step runs under (see GraphProgram)."""
+    """The variable creator every program step runs under (see GraphProgram). A replica's
+    thread inherits the calling thread's creators, so it can be on the stack twice: the
+    inner one decides, the outer passes through."""
     program = _BUILDING.program
-    if program is None:
+    if program is None or getattr(_BUILDING, "creating", False):
         return next_creator(**kwargs)
-    return program._create_variable(next_creator, kwargs)
+    _BUILDING.creating = True
+    try:
+        return program._create_variable(next_creator, kwargs)
+    finally:
+        _BUILDING.creating = False
 
 
 def _update_op(graph, item) -> None:
@@ -382,6 +391,9 @@ class GraphProgram(tf.Module):
         state.opened_writers = set()  # ids of those opened (their files exist)
         state.writer_deleters = []
         state.python_values = {}  # what the latest trace returned that is no graph value (a Scaffold)
+        state.strategy = None   # a tf.distribute strategy whose replicas each run build (on_strategy)
+        state.scale_loss = False  # TF1 Estimator's rule for v1 optimizers under a strategy
+        state.loss_scaled = False  # a v1 optimizer divided the replicas' losses (the latest trace)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -425,7 +437,8 @@ class GraphProgram(tf.Module):
             elif layer is not None:  # a Keras 3 layer's weight: under the layer's TF1 name
                 key = f"{layer}/{base.rsplit('/', 1)[-1]}"
             else:
-                scope = graph.get_name_scope()
+                # a replica's copy of the build (see on_strategy) names its scope replica_<n>/
+                scope = _REPLICA_SCOPE.sub("", graph.get_name_scope())
                 key = f"{scope}/{base}" if scope else base
             slot = getattr(_BUILDING, "slot", None)
             if slot is not None and id(slot[0]) in self._state.key_of:
@@ -486,7 +499,7 @@ class GraphProgram(tf.Module):
                 graph.add_to_collection(collection, variable)
 
     # -- tracing ----------------------------------------------------------------
-    def _trace_build(self, fed: Dict[str, Any]) -> Mapping[str, Any]:
+    def _trace_build(self, fed: Dict[str, Any], quiet: bool = True) -> Mapping[str, Any]:
         """Run ``build`` in the current (step) graph: unfed parameters become graph
         inputs that fail only if a fetch needs them, as an unfed placeholder did."""
         graph = ops.get_default_graph()
@@ -518,7 +531,7 @@ class GraphProgram(tf.Module):
                     tf.variable_creator_scope(_creator), self._state.store.scope(), \
                     tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(),
                                                 custom_getter=self._getter), \
-                    _quiet(self._state.traced):
+                    _quiet(self._state.traced and quiet):
                 values = self._build(**args)
             self._state.traced = True
         finally:
@@ -558,6 +571,12 @@ class GraphProgram(tf.Module):
         if step is not None:
             return step
         specs = [self._state.specs[f] for f in feeds]
+        if self._state.strategy is not None:
+            step = self._state.steps[key] = _replicas.replica_step(self, fetches, feeds, specs)
+            if not self._state.built:
+                self._state.graph = step.get_concrete_function().graph  # creates the variables
+                self._built()
+            return step
 
         def step_fn(*values):
             graph_values = self._trace_build(dict(zip(feeds, values)))
@@ -569,12 +588,71 @@ class GraphProgram(tf.Module):
         self._state.steps[key] = step
         if not self._state.built:
             self._state.graph = step.get_concrete_function().graph  # creates the variables
-            self._state.built = True
-            self._load_checkpoint_initializers()
-            self._start_one_shot_iterators()
-            for hook in _BUILD_HOOKS:
-                hook(self)
+            self._built()
         return step
+
+    def _built(self) -> None:
+        self._state.built = True
+        self._load_checkpoint_initializers()
+        self._start_one_shot_iterators()
+        for hook in _BUILD_HOOKS:
+            hook(self)
+
+    # -- replicas ---------------------------------------------------------------
+    def on_strategy(self, strategy, scale_loss: bool = False) -> "GraphProgram":
+        """Run ``build`` once per replica of ``strategy`` (a ``tf.distribute``
+        strategy over this machine's devices: ``MirroredStrategy``), as TF 1.15's
+        ``call_for_each_replica`` did: the variables are the strategy's (mirrored, under
+        their TF1 names), a v1 optimizer's ``apply_gradients`` sums the replicas'
+        gradients, and :meth:`run_replicas` feeds each replica its own values.
+        ``scale_loss``: TF 1.15 Estimator's rule (``train_distribute``): a v1 optimizer
+        first divides each replica's loss by the number of replicas, so the gradients
+        average. Call it before the program is built."""
+        if self._state.built:
+            raise RuntimeError("on_strategy() must come before the program is built")
+        _replicas.check_strategy(strategy)
+        self._state.strategy, self._state.scale_loss = strategy, bool(scale_loss)
+        return self
+
+    @property
+    def strategy(self):
+        """The strategy given to :meth:`on_strategy`, or None."""
+        return self._state.strategy
+
+    @property
+    def loss_scaled(self) -> bool:
+        """Whether a v1 optimizer divided the replicas' losses in the latest trace
+        (TF 1.15's Estimator then reported their mean as the loss, else their sum)."""
+        return self._state.loss_scaled
+
+    def run_replicas(self, fetches, feeds: Sequence[Mapping[str, Any]]) -> List[Any]:
+        """One step of a program :meth:`on_strategy`: ``feeds[i]`` are replica i's
+        parameter values (one mapping per replica, the same names in each); returns
+        each replica's fetched values, as :meth:`run` returns them."""
+        if self._state.strategy is None:
+            raise RuntimeError("run_replicas() is for a program on_strategy(); use run()")
+        outs = _replicas.run_replicas(self, fetches, feeds)
+        return [_unpack(out, fetches, self._state.ops) for out in outs]
+
+    def _replica_values(self, fetches, fed: Dict[str, Any]):
+        """One replica's copy of the build (in the replica's thread) and its fetches."""
+        graph_values = self._trace_build(fed, quiet=False)
+        self._state.ops.update(k for k, v in graph_values.items() if _is_op(v))
+        return _select(graph_values, fetches, self._state.ops, self._by_name)
+
+    @contextlib.contextmanager
+    def _cross_replica(self, graph):
+        """The calling thread while the replicas run: what a ``merge_call`` creates there
+        (an optimizer's slots) is the program's, as in a build; prints of later traces are
+        dropped, as in ``_trace_build`` (the replicas' threads print to the same stream)."""
+        outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys)
+        _BUILDING.program, _BUILDING.graph, _BUILDING.keys = self, graph, set()
+        try:
+            with tf.variable_creator_scope(_creator), self._state.store.scope(), \
+                    _quiet(self._state.traced):
+                yield
+        finally:
+            _BUILDING.program, _BUILDING.graph, _BUILDING.keys = outer
 
     def _checkpoint_initializers(self, ckpt_dir_or_file, assignment_map) -> None:
         """Resolve one ``init_from_checkpoint`` call as TF 1.15 did (its checks and errors),
@@ -692,7 +770,12 @@ class GraphProgram(tf.Module):
     def run(self, fetches, /, **feeds):
         """``sess.run(fetches, feed_dict)``: fetches are names returned by ``build``
         (a name, or a list/tuple/dict of them); feeds are parameter values. Returns
-        numpy values in the structure of ``fetches`` (``None`` for ops)."""
+        numpy values in the structure of ``fetches`` (``None`` for ops). A program
+        :meth:`on_strategy` runs every replica on these feeds and returns the first
+        replica's values (a hook reading a variable or a step counter)."""
+        if self._state.strategy is not None:
+            replicas = self._state.strategy.num_replicas_in_sync
+            return self.run_replicas(fetches, [feeds] * replicas)[0]
         names = tuple(feeds)
         key = (_freeze(fetches), names)
         step = self._state.concrete.get(key)
@@ -742,7 +825,7 @@ class GraphProgram(tf.Module):
         saver = self._state.savers.get(key)
         if saver is None:
             saver = self._state.savers[key] = tf.compat.v1.train.Saver(
-                var_list={self.name_of(v): v for v in self.global_variables()},
+                var_list={self.name_of(v): _replicas.primary(v) for v in self.global_variables()},
                 max_to_keep=max_to_keep, save_relative_paths=relative_paths)
         return saver
 
@@ -769,6 +852,8 @@ class GraphProgram(tf.Module):
                              f"program: {', '.join(missing[:10])}"
                              f"{' ...' if len(missing) > 10 else ''}")
         self._saver().restore(None, path)
+        if self._state.strategy is not None:  # the Saver restored the first copies
+            _replicas.copy_primaries(self.global_variables())
 
 
 def _to_eager(value: np.ndarray, dtype):

@@ -290,37 +290,54 @@ def model_fn(features, labels, mode):
                                     kernel_initializer=tf.compat.v1.constant_initializer(0.2))
     loss = tf.reduce_mean(tf.square(out - labels))
     step = tf.compat.v1.train.get_global_step()
-    train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, step)
+    train_op = tf.compat.v1.train.MomentumOptimizer(0.1, 0.9).minimize(loss, step)
     return shims.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
-def input_fn():
-    x = np.arange(12, dtype="float32").reshape(4, 3) / 10
-    return tf.data.Dataset.from_tensors((x, x.sum(1, keepdims=True))).repeat()
+x = np.random.RandomState(0).randn(48, 3).astype("float32")
+y = x.dot([[1.0], [-2.0], [0.5]]).astype("float32")
+
+
+def input_fn(batch):
+    return lambda: tf.data.Dataset.from_tensor_slices((x, y)).batch(batch)
+
+
+def train(name, strategy, batch, steps=3):
+    config = shims.estimator.RunConfig(train_distribute=strategy)
+    model = shims.estimator.Estimator(model_fn, os.path.join(root, name), config=config)
+    model.train(input_fn(batch), steps=steps)
+    return model
 
 
 root = sys.argv[1]
 kernels = {}
 for name, strategy in (("none", None), ("one", tf.distribute.MirroredStrategy(devices=["/cpu:0"]))):
-    config = shims.estimator.RunConfig(train_distribute=strategy)
-    model = shims.estimator.Estimator(model_fn, os.path.join(root, name), config=config)
-    model.train(input_fn, steps=3)
-    kernels[name] = model.get_variable_value("out/kernel")
+    kernels[name] = train(name, strategy, 4).get_variable_value("out/kernel")
 print("SAME", bool(np.array_equal(kernels["none"], kernels["one"])))
-two = tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"])
-try:
-    shims.estimator.Estimator(model_fn, os.path.join(root, "two"),
-                              config=shims.estimator.RunConfig(train_distribute=two)).train(input_fn, steps=3)
-except NotImplementedError as exc:
-    print("REFUSED", str(exc).splitlines()[0][:120])
-print("WRITTEN", os.path.exists(os.path.join(root, "two")))
+two = train("two", tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1"]), 4)
+double = train("double", None, 8)
+print("STEPS", two.get_variable_value("global_step"), double.get_variable_value("global_step"))
+print("CLOSE", bool(np.allclose(two.get_variable_value("out/kernel"),
+                                double.get_variable_value("out/kernel"), rtol=1e-5, atol=1e-6)),
+      bool(np.array_equal(two.get_variable_value("out/kernel"), kernels["one"])))
+for name, strategy in (
+        ("three", tf.distribute.MirroredStrategy(devices=["/cpu:0", "/cpu:1", "/cpu:2"])),
+        ("central", tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"]))):
+    try:
+        train(name, strategy, 4)
+    except NotImplementedError as exc:
+        print("REFUSED", name, str(exc).splitlines()[0][:240])
+    print("WRITTEN", name, os.path.exists(os.path.join(root, name)))
 """
 
 
-def test_a_distribution_strategy_runs_with_one_replica_and_is_refused_with_two(tmp_path):
-    """RunConfig(train_distribute=...): one replica computes what no strategy computes, so it
-    runs; two replicas (TF1 ran model_fn per replica and combined gradients) are one clear
-    error before anything is written, never a silent single-device run."""
+def test_a_distribution_strategy_runs_model_fn_per_replica(tmp_path):
+    """RunConfig(train_distribute=...): one replica computes what no strategy computes; two
+    replicas run model_fn once each on consecutive batches (TF 1.15's split), the v1
+    optimizer averaging their gradients, so 3 steps of batch 4 on two replicas equal 3
+    steps of batch 8 on one device; a strategy over devices this machine lacks (TF 2 would
+    wait for them forever) or one that is not mirrored is one clear error before anything
+    is written."""
     import subprocess
     import sys
 
@@ -329,5 +346,10 @@ def test_a_distribution_strategy_runs_with_one_replica_and_is_refused_with_two(t
                           timeout=600, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "SAME True" in proc.stdout
-    assert "REFUSED shims.estimator: RunConfig(train_distribute=...) has 2 replicas" in proc.stdout
-    assert "WRITTEN False" in proc.stdout
+    assert "STEPS 3 3" in proc.stdout
+    assert "CLOSE True False" in proc.stdout, proc.stdout
+    assert "REFUSED three shims.estimator: RunConfig(train_distribute=...): MirroredStrategy has replicas " \
+        "on devices this machine does not have: /job:localhost/replica:0/task:0/device:CPU:2" in proc.stdout
+    assert "REFUSED central shims.estimator: RunConfig(train_distribute=...): CentralStorageStrategy" \
+        in proc.stdout
+    assert "WRITTEN three False" in proc.stdout and "WRITTEN central False" in proc.stdout

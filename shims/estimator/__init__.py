@@ -34,6 +34,7 @@ import numpy as np
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
+from shims import _replicas
 from shims.program import GraphProgram
 
 from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, HookRunner, LoggingTensorHook,
@@ -393,23 +394,25 @@ class Estimator:
             "(MultiWorkerMirroredStrategy or ParameterServerStrategy read the same TF_CONFIG). "
             "Nothing was run or written.")
 
-    def _one_replica(self, what: str) -> None:
-        """``RunConfig(train_distribute=..., eval_distribute=...)``: TF 1.15's Estimator ran a
-        copy of model_fn per replica and combined their gradients; shims.estimator runs
-        model_fn once. One replica computes the same, so it runs; more is refused before
-        anything runs (never silently trained on one device with another batch split)."""
+    def _replicas(self, what: str):
+        """``RunConfig(train_distribute=..., eval_distribute=...)``: the strategy when it has
+        more than one replica, else None (one replica computes what no strategy computes).
+        Training runs model_fn once per replica, as TF 1.15's Estimator did; a strategy
+        whose replicas are not this process's devices is refused before anything runs."""
         strategy = getattr(self._config, what, None)
         if strategy is None:
-            return
+            return None
         replicas = getattr(strategy, "num_replicas_in_sync", 1)
-        if replicas > 1:
+        if replicas == 1:
+            _log.info("%s with one replica: model_fn runs once per step, as it did under it", what)
+            return None
+        try:
+            _replicas.check_strategy(strategy)
+        except (TypeError, NotImplementedError) as error:
             raise NotImplementedError(
-                f"shims.estimator: RunConfig({what}=...) has {replicas} replicas; TF 1.15's "
-                "Estimator ran model_fn once per replica and combined their gradients, and "
-                "shims.estimator runs it once, on one device. Use one replica (no strategy, or "
-                "tf.distribute.OneDeviceStrategy), or train the model with tf.distribute in a "
-                "Keras or custom loop. Nothing was run or written.")
-        _log.info("%s with one replica: model_fn runs once per step, as it did under it", what)
+                f"shims.estimator: RunConfig({what}=...): {error}. Nothing was run or "
+                "written.") from None
+        return strategy
 
     # -- building ------------------------------------------------------------------
     def _program(self, dataset: tf.data.Dataset, mode: str, hooks=()):
@@ -490,7 +493,7 @@ class Estimator:
     def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
               max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
         self._refuse_cluster("train")
-        self._one_replica("train_distribute")
+        strategy = self._replicas("train_distribute")
         _check_steps(steps, max_steps)
         latest = self._resume_point()
         if max_steps is not None and latest is not None:
@@ -500,6 +503,8 @@ class Estimator:
                 return self
         dataset = _dataset(input_fn, self._params, self._config, ModeKeys.TRAIN)
         program, holder = self._program(dataset, ModeKeys.TRAIN, tuple(hooks or ()))
+        if strategy is not None:  # TF 1.15: model_fn per replica, v1 optimizers' losses scaled
+            program.on_strategy(strategy, scale_loss=True)
         feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
         program.function((), feeds)  # build: creates every variable, begins the hooks
         spec, all_hooks = holder["spec"], holder["hooks"]
@@ -521,17 +526,15 @@ class Estimator:
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
         iteration = 0
-        for element in dataset:
+        for elements in _rounds(dataset, program):
             if max_steps is not None and step_value >= max_steps:
                 break
-            features, labels = _split(element)
             fetch: Dict[str, Any] = {"train_op": "train_op", "loss": "loss",
                                      "global_step": "global_step_after"}
             asked = hooks_run.before_run()
             if asked:
                 fetch["hooks"] = asked
-            feed = {"features": features, **({"labels": labels} if len(feeds) == 2 else {})}
-            out = program.run(fetch, **feed)
+            out = _train_step(program, fetch, elements, len(feeds) == 2)
             loss, step_value = float(out["loss"]), int(out["global_step"])
             if not np.isfinite(loss):
                 raise FloatingPointError(f"Estimator: model diverged with loss = {loss} "
@@ -542,11 +545,13 @@ class Estimator:
                 hooks_run.context.request_stop()
             hooks_run.after_run(out.get("hooks", {}))
             if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
+                # under a strategy TF 1.15 logged the mirrored step as read before the update
+                logged = step_value - 1 if program.strategy is not None else step_value
                 if iteration:
-                    _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], step_value,
+                    _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], logged,
                               time.time() - started)
                 else:
-                    _log.info("loss = %s, step = %d", out["loss"], step_value)
+                    _log.info("loss = %s, step = %d", out["loss"], logged)
                 started = time.time()
             iteration += 1
             if hooks_run.context.stop_requested:
@@ -560,7 +565,13 @@ class Estimator:
     # -- evaluate ------------------------------------------------------------------
     def evaluate(self, input_fn, steps: Optional[int] = None, hooks=None,
                  checkpoint_path: Optional[str] = None, name: Optional[str] = None) -> Dict[str, Any]:
-        self._one_replica("eval_distribute")
+        strategy = self._replicas("eval_distribute")
+        if strategy is not None and steps is not None:
+            # TF 1.15 ran each of the N replicas on its own batch per step and summed the
+            # metrics' totals across them: the same metrics as N batches in a row on one device
+            steps *= strategy.num_replicas_in_sync
+            _log.info("eval_distribute with %d replicas: evaluating %d batches on one device "
+                      "(the same metrics)", strategy.num_replicas_in_sync, steps)
         dataset = _dataset(input_fn, self._params, self._config, ModeKeys.EVAL)
         program, holder = self._program(dataset, ModeKeys.EVAL, tuple(hooks or ()))
         feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
@@ -701,6 +712,36 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
                 start_delay_secs=120, throttle_secs=600):
         return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), exporters,
                                start_delay_secs, throttle_secs)
+
+
+def _rounds(dataset, program: GraphProgram):
+    """The elements one training step takes: one, or one per replica of a program on a
+    strategy (TF 1.15 gave each replica the next element; a last incomplete round ended
+    training, as the replicas' iterators ran out)."""
+    replicas = program.strategy.num_replicas_in_sync if program.strategy is not None else 1
+    taken = []
+    for element in dataset:
+        taken.append(element)
+        if len(taken) == replicas:
+            yield taken
+            taken = []
+
+
+def _train_step(program: GraphProgram, fetch, elements, labelled: bool) -> Dict[str, Any]:
+    """One training step: the first replica's values, the loss as TF 1.15's Estimator
+    reported it under a strategy (the replicas' mean when the optimizer scaled their
+    losses, their sum otherwise)."""
+    feeds = []
+    for element in elements:
+        features, labels = _split(element)
+        feeds.append({"features": features, **({"labels": labels} if labelled else {})})
+    if program.strategy is None:
+        return program.run(fetch, **feeds[0])
+    outs = program.run_replicas(fetch, feeds)
+    out = dict(outs[0])
+    losses = [o["loss"] for o in outs]
+    out["loss"] = np.mean(losses, dtype=np.float32) if program.loss_scaled else np.sum(losses)
+    return out
 
 
 def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec):

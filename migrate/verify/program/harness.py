@@ -68,6 +68,19 @@ def _reached(graph, fetches, ops_type):
     return seen
 
 
+def _components(variable):
+    """A distributed (mirrored) variable's per-device variables, else [variable]: the
+    first has the TF1 name, every one has its own initializer."""
+    values = getattr(variable, "values", None)
+    if isinstance(values, tuple) and values:
+        return list(values)
+    return [variable]
+
+
+def _firsts(variables):
+    return [_components(v)[0] for v in variables]
+
+
 def _values(session, run, variables):
     """{TF1 name: numpy value} of the variables that can be read now."""
     out = {}
@@ -119,13 +132,14 @@ def _at_init(session, run, variables):
     state["busy"] = True
     try:
         if cfg["init_action"] == "save":
-            values = _values(session, run, variables)
+            values = _values(session, run, _firsts(variables))
             state["saved"].update(("%d:%s" % (n, k), v) for k, v in values.items())
             np.savez(cfg["init"], **state["saved"])
             state["init_names"].extend(_label(n, k) for k in sorted(values))
             state["init"] = "saved"
         else:
-            _load(n, [(v.op.name, v) for v in variables], lambda v, value: v.load(value, session))
+            _load(n, [(_components(v)[0].op.name, v) for v in variables],
+                  lambda v, value: [c.load(value, session) for c in _components(v)])
     finally:
         state["busy"] = False
 
@@ -170,8 +184,8 @@ def _patch_sessions(tf_module):
                 covered = state["covered"].setdefault(id(self.graph), set())
                 covered.update(_reached(self.graph, fetches, ops_lib.Operation))
                 # a variable init_from_checkpoint set up has an assign tensor as initializer
-                if all(getattr(v.initializer, "op", v.initializer).name in covered
-                       for v in variables):
+                if all(getattr(c.initializer, "op", c.initializer).name in covered
+                       for v in variables for c in _components(v)):
                     _at_init(self, run, variables)
         return out
 
@@ -180,7 +194,7 @@ def _patch_sessions(tf_module):
             return
         state["busy"] = True
         try:
-            state["final"].update(_values(session, run, session.graph.get_collection("variables")))
+            state["final"].update(_values(session, run, _firsts(session.graph.get_collection("variables"))))
         finally:
             state["busy"] = False
 
@@ -219,13 +233,30 @@ def _patch_programs(program_lib):
 
     def timed_run(*args, **feeds):
         started = time.time()
-        out = run(*args, **feeds)
+        state["in_run"] = True  # a program on a strategy runs its replicas: one step
+        try:
+            out = run(*args, **feeds)
+        finally:
+            state["in_run"] = False
         state["runs"].append(time.time() - started)
         if state["first_run"] is None:
             state["first_run"] = started - _t0
         return out
 
     program_lib.GraphProgram.run = timed_run
+    run_replicas = program_lib.GraphProgram.run_replicas
+
+    def timed_replicas(*args, **kwargs):  # a step on a strategy's replicas
+        if state.get("in_run"):
+            return run_replicas(*args, **kwargs)
+        started = time.time()
+        out = run_replicas(*args, **kwargs)
+        state["runs"].append(time.time() - started)
+        if state["first_run"] is None:
+            state["first_run"] = started - _t0
+        return out
+
+    program_lib.GraphProgram.run_replicas = timed_replicas
 
 
 class _AfterImport(object):

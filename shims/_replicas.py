@@ -1,0 +1,148 @@
+"""A GraphProgram's steps on a ``tf.distribute`` strategy's replicas (``GraphProgram.on_strategy``).
+
+TF 1.15 ran a graph-building function once per replica (``call_for_each_replica``: the
+Estimator's ``train_distribute``, a ``MirroredStrategy`` program): each replica built its
+copy on its device, variables were the strategy's, and a v1 optimizer's
+``apply_gradients`` combined the replicas' gradients in a ``merge_call``. A step here is
+one ``tf.function`` calling ``strategy.run`` on the program's build, so the same TF1 code
+runs the same way:
+
+- each replica's copy is traced in the replica's thread, under ``replica_<n>/``: its
+  variables are found by their TF1 names (the first replica creates them, mirrored);
+- what a ``merge_call`` creates in the calling thread (the optimizer's slots) is the
+  program's too (``GraphProgram._cross_replica``);
+- a mirrored variable made in a function reads its first component to initialise the
+  others, which TensorFlow cannot lift out of the function; while a step is traced, every
+  component starts from the same initial value instead (equal values, as mirrored).
+
+Nothing here imports ``shims.program``: the program hands itself in.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, List, Mapping, Sequence
+
+import tensorflow as tf
+from tensorflow.python.distribute import values as values_lib
+from tensorflow.python.framework import device as tf_device
+
+
+def check_strategy(strategy) -> None:
+    """Only a strategy whose replicas are this process's devices (MirroredStrategy, one
+    device): a multi-worker strategy needs every worker to run the same steps, which a
+    program driven by one process's Python loop does not arrange."""
+    extended = getattr(strategy, "extended", None)
+    if extended is None or not hasattr(strategy, "run"):
+        raise TypeError(f"not a tf.distribute strategy: {type(strategy).__name__}")
+    workers = getattr(extended, "_num_workers", 1) or 1
+    if workers > 1 or getattr(extended, "_cluster_resolver", None) is not None and workers > 1:
+        raise NotImplementedError(
+            f"{type(strategy).__name__} spans {workers} workers; a GraphProgram runs the "
+            "replicas of one process (MirroredStrategy over its devices)")
+    if type(strategy).__name__.startswith(("ParameterServerStrategy", "CentralStorage", "TPU")):
+        raise NotImplementedError(
+            f"{type(strategy).__name__}: a GraphProgram runs on MirroredStrategy-style "
+            "strategies (mirrored variables, replicas on this process's devices)")
+    _check_devices(strategy)
+
+
+def _check_devices(strategy) -> None:
+    """Every device of the strategy exists here. TensorFlow 2 builds a MirroredStrategy
+    over devices it does not have (TF1's ``/gpu:1`` on a machine with one GPU) and its
+    first step then waits forever for the missing replica: refused at once instead."""
+    def canonical(name: str) -> tuple:
+        spec = tf_device.DeviceSpec.from_string(name)
+        return (spec.device_type or "CPU").upper(), spec.device_index or 0
+
+    present = {canonical(d.name) for d in tf.config.list_logical_devices()}
+    missing = [d for d in strategy.extended.worker_devices if canonical(d) not in present]
+    if missing:
+        have = ", ".join(sorted(d.name for d in tf.config.list_logical_devices()))
+        raise NotImplementedError(
+            f"{type(strategy).__name__} has replicas on devices this machine does not have: "
+            f"{', '.join(missing)} (it has {have}); TensorFlow would wait for them forever. "
+            "Give the strategy the devices present (tf.config.list_logical_devices()), or on "
+            "a CPU machine make logical CPU devices first "
+            "(tf.config.set_logical_device_configuration)")
+
+
+@contextlib.contextmanager
+def _same_initial_values(strategy):
+    """Every component of a mirrored variable made while a step is traced starts from the
+    variable's initial value (see the module doc)."""
+    extended = strategy.extended
+    if not hasattr(extended, "_get_variable_creator_initial_value"):
+        yield
+        return
+    extended._get_variable_creator_initial_value = (
+        lambda replica_id, device, primary_var, **kwargs: kwargs["initial_value"])
+    try:
+        yield
+    finally:
+        del extended._get_variable_creator_initial_value
+
+
+def _per_replica_spec(spec, replicas: int):
+    return tf.nest.map_structure(lambda leaf: values_lib.PerReplicaSpec(*[leaf] * replicas), spec)
+
+
+def _local(value, replicas: int, strategy) -> list:
+    results = strategy.experimental_local_results(value)
+    return list(results) if len(results) == replicas else [results[0]] * replicas
+
+
+def replica_step(program, fetches, feeds, specs):
+    """The ``tf.function`` of one ``(fetches, feeds)`` combination: ``strategy.run`` on
+    the program's build; returns one output structure per replica."""
+    strategy = program.strategy
+    replicas = strategy.num_replicas_in_sync
+
+    def step_fn(*values):
+        graph = tf.compat.v1.get_default_graph()
+        scaling = strategy._scale_loss_for_estimator_enabled() \
+            if program._state.scale_loss else contextlib.nullcontext()
+        with strategy.scope(), scaling, _same_initial_values(strategy), \
+                program._cross_replica(graph):
+            out = strategy.run(lambda *args: program._replica_values(fetches, dict(zip(feeds, args))),
+                               args=values)
+        program._state.loss_scaled = bool(getattr(graph, "_is_loss_scaled_by_optimizer", False))
+        flat = [_local(leaf, replicas, strategy) for leaf in tf.nest.flatten(out)]
+        return [tf.nest.pack_sequence_as(out, [leaf[i] for leaf in flat]) for i in range(replicas)]
+
+    signature = [_per_replica_spec(spec, replicas) for spec in specs]
+    return tf.function(step_fn, input_signature=signature, autograph=False,
+                       experimental_attributes={"_disable_acd": True})
+
+
+def run_replicas(program, fetches, feeds: Sequence[Mapping[str, Any]]) -> List[Any]:
+    """Feed replica i ``feeds[i]``; return each replica's outputs (tensors)."""
+    strategy = program.strategy
+    replicas = strategy.num_replicas_in_sync
+    if len(feeds) != replicas:
+        raise ValueError(f"run_replicas: {len(feeds)} feeds for {replicas} replicas "
+                         "(one mapping of parameter values per replica)")
+    names = tuple(feeds[0])
+    if any(tuple(sorted(f)) != tuple(sorted(names)) for f in feeds):
+        raise ValueError("run_replicas: every replica is fed the same parameters")
+    specs = program._state.specs
+    converted = [[tf.nest.map_structure(lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype),
+                                        f[n], specs[n]) for n in names] for f in feeds]
+    step = program.function(fetches, names)
+    args = strategy.experimental_distribute_values_from_function(
+        lambda context: tuple(converted[context.replica_id_in_sync_group])) if names else ()
+    return step(*args)
+
+
+def primary(variable):
+    """What a TF1 Saver saves for ``variable``: a mirrored variable's first copy (the
+    copies are equal; the Saver cannot save the mirrored variable itself, eagerly)."""
+    values = getattr(variable, "values", None)
+    return values[0] if isinstance(values, tuple) and values else variable
+
+
+def copy_primaries(variables) -> None:
+    """After a Saver restored the first copies: every copy takes its first's value."""
+    for variable in variables:
+        first = primary(variable)
+        if first is not variable:
+            variable.assign(first.read_value())
