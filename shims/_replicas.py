@@ -28,17 +28,12 @@ from tensorflow.python.framework import device as tf_device
 
 
 def check_strategy(strategy) -> None:
-    """Only a strategy whose replicas are this process's devices (MirroredStrategy, one
-    device): a multi-worker strategy needs every worker to run the same steps, which a
-    program driven by one process's Python loop does not arrange."""
+    """A strategy with mirrored variables: MirroredStrategy over this process's devices, or
+    MultiWorkerMirroredStrategy, whose workers each run the same program on their own
+    devices (every worker runs the same steps, as TF 1.15's collective strategy did)."""
     extended = getattr(strategy, "extended", None)
     if extended is None or not hasattr(strategy, "run"):
         raise TypeError(f"not a tf.distribute strategy: {type(strategy).__name__}")
-    workers = getattr(extended, "_num_workers", 1) or 1
-    if workers > 1 or getattr(extended, "_cluster_resolver", None) is not None and workers > 1:
-        raise NotImplementedError(
-            f"{type(strategy).__name__} spans {workers} workers; a GraphProgram runs the "
-            "replicas of one process (MirroredStrategy over its devices)")
     if type(strategy).__name__.startswith(("ParameterServerStrategy", "CentralStorage", "TPU")):
         raise NotImplementedError(
             f"{type(strategy).__name__}: a GraphProgram runs on MirroredStrategy-style "
@@ -69,9 +64,10 @@ def _check_devices(strategy) -> None:
 @contextlib.contextmanager
 def _same_initial_values(strategy):
     """Every component of a mirrored variable made while a step is traced starts from the
-    variable's initial value (see the module doc)."""
+    variable's initial value (see the module doc). Several workers keep TensorFlow's way:
+    the chief's values are broadcast to the others."""
     extended = strategy.extended
-    if not hasattr(extended, "_get_variable_creator_initial_value"):
+    if not hasattr(extended, "_get_variable_creator_initial_value") or workers(strategy) > 1:
         yield
         return
     extended._get_variable_creator_initial_value = (
@@ -86,16 +82,30 @@ def _per_replica_spec(spec, replicas: int):
     return tf.nest.map_structure(lambda leaf: values_lib.PerReplicaSpec(*[leaf] * replicas), spec)
 
 
+def workers(strategy) -> int:
+    """How many worker processes the strategy spans."""
+    return getattr(strategy.extended, "_num_workers", 1) or 1
+
+
+def local_replicas(strategy) -> int:
+    """How many replicas this process runs (all of a MirroredStrategy's; one per device of
+    this worker under a multi-worker strategy)."""
+    return len(strategy.extended.worker_devices)
+
+
 def _local(value, replicas: int, strategy) -> list:
     results = strategy.experimental_local_results(value)
     return list(results) if len(results) == replicas else [results[0]] * replicas
 
 
-def replica_step(program, fetches, feeds, specs):
+def replica_step(program, fetches, feeds, specs, reduce_loss=None):
     """The ``tf.function`` of one ``(fetches, feeds)`` combination: ``strategy.run`` on
-    the program's build; returns one output structure per replica."""
+    the program's build; returns one output structure per local replica. ``reduce_loss``:
+    the key of a fetched loss every replica reports reduced across all of them (every
+    worker's), as TF 1.15's Estimator reported it: their mean when a v1 optimizer divided
+    the losses, else their sum."""
     strategy = program.strategy
-    replicas = strategy.num_replicas_in_sync
+    replicas = local_replicas(strategy)
 
     def step_fn(*values):
         graph = tf.compat.v1.get_default_graph()
@@ -105,19 +115,27 @@ def replica_step(program, fetches, feeds, specs):
                 program._cross_replica(graph):
             out = strategy.run(lambda *args: program._replica_values(fetches, dict(zip(feeds, args))),
                                args=values)
-        program._state.loss_scaled = bool(getattr(graph, "_is_loss_scaled_by_optimizer", False))
+        scaled = program._state.loss_scaled = bool(getattr(graph, "_is_loss_scaled_by_optimizer", False))
         flat = [_local(leaf, replicas, strategy) for leaf in tf.nest.flatten(out)]
-        return [tf.nest.pack_sequence_as(out, [leaf[i] for leaf in flat]) for i in range(replicas)]
+        outs = [tf.nest.pack_sequence_as(out, [leaf[i] for leaf in flat]) for i in range(replicas)]
+        if reduce_loss is not None:
+            op = tf.distribute.ReduceOp.MEAN if scaled else tf.distribute.ReduceOp.SUM
+            with strategy.scope():
+                reduced = strategy.reduce(op, out[reduce_loss], axis=None)
+            for each in outs:
+                each[reduce_loss] = reduced
+        return outs
 
     signature = [_per_replica_spec(spec, replicas) for spec in specs]
     return tf.function(step_fn, input_signature=signature, autograph=False,
                        experimental_attributes={"_disable_acd": True})
 
 
-def run_replicas(program, fetches, feeds: Sequence[Mapping[str, Any]]) -> List[Any]:
-    """Feed replica i ``feeds[i]``; return each replica's outputs (tensors)."""
+def run_replicas(program, fetches, feeds: Sequence[Mapping[str, Any]],
+                 reduce_loss=None) -> List[Any]:
+    """Feed local replica i ``feeds[i]``; return each one's outputs (tensors)."""
     strategy = program.strategy
-    replicas = strategy.num_replicas_in_sync
+    replicas = local_replicas(strategy)
     if len(feeds) != replicas:
         raise ValueError(f"run_replicas: {len(feeds)} feeds for {replicas} replicas "
                          "(one mapping of parameter values per replica)")
@@ -127,9 +145,9 @@ def run_replicas(program, fetches, feeds: Sequence[Mapping[str, Any]]) -> List[A
     specs = program._state.specs
     converted = [[tf.nest.map_structure(lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype),
                                         f[n], specs[n]) for n in names] for f in feeds]
-    step = program.function(fetches, names)
+    step = program.function(fetches, names, reduce_loss=reduce_loss)
     args = strategy.experimental_distribute_values_from_function(
-        lambda context: tuple(converted[context.replica_id_in_sync_group])) if names else ()
+        lambda context: tuple(converted[context.replica_id_in_sync_group % replicas])) if names else ()
     return step(*args)
 
 

@@ -20,8 +20,9 @@ import tensorflow as tf
 class CheckpointSaver:
     def __init__(self, program, directory: str, start: int, every_steps: Optional[int] = None,
                  every_secs: Optional[float] = None, max_to_keep: int = 5,
-                 listeners: Optional[Iterable] = None) -> None:
+                 listeners: Optional[Iterable] = None, chief: bool = True) -> None:
         self._program = program
+        self._chief = chief  # a multi-worker job's other workers write nothing
         self._prefix = os.path.join(directory, "model.ckpt")
         self._every_steps = every_steps or None
         self._every_secs = every_secs if not self._every_steps else None
@@ -39,6 +40,9 @@ class CheckpointSaver:
         self._save(start)  # TF1 saves the state a run starts from (listeners skip it)
 
     def _save(self, step: int) -> bool:
+        if not self._chief:
+            self._last_step, self._last_time = step, time.time()
+            return False
         for listener in self._listeners:
             listener.before_save(None, step)
         os.makedirs(os.path.dirname(self._prefix), exist_ok=True)

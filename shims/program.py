@@ -558,21 +558,24 @@ class GraphProgram(tf.Module):
         if not self._state.built:
             self.function(())  # a step fetching nothing creates every variable
 
-    def function(self, fetches, feeds: Tuple[str, ...] = ()) -> Callable:
+    def function(self, fetches, feeds: Tuple[str, ...] = (), *,
+                 reduce_loss: Optional[str] = None) -> Callable:
         """The ``tf.function`` step computing ``fetches`` from ``feeds`` (parameter
-        names, passed positionally): one per distinct combination, traced once."""
+        names, passed positionally): one per distinct combination, traced once.
+        ``reduce_loss``: see :meth:`run_replicas`."""
         feeds = tuple(feeds)
         unknown = [f for f in feeds if f not in self._state.specs]
         if unknown:
             raise KeyError(f"not a parameter of this program: {', '.join(unknown)} "
                            f"(parameters: {', '.join(self._state.specs) or 'none'})")
-        key = (_freeze(fetches), feeds)
+        key = (_freeze(fetches), feeds, reduce_loss)
         step = self._state.steps.get(key)
         if step is not None:
             return step
         specs = [self._state.specs[f] for f in feeds]
         if self._state.strategy is not None:
-            step = self._state.steps[key] = _replicas.replica_step(self, fetches, feeds, specs)
+            step = self._state.steps[key] = _replicas.replica_step(self, fetches, feeds, specs,
+                                                                   reduce_loss)
             if not self._state.built:
                 self._state.graph = step.get_concrete_function().graph  # creates the variables
                 self._built()
@@ -625,13 +628,18 @@ class GraphProgram(tf.Module):
         (TF 1.15's Estimator then reported their mean as the loss, else their sum)."""
         return self._state.loss_scaled
 
-    def run_replicas(self, fetches, feeds: Sequence[Mapping[str, Any]]) -> List[Any]:
-        """One step of a program :meth:`on_strategy`: ``feeds[i]`` are replica i's
-        parameter values (one mapping per replica, the same names in each); returns
-        each replica's fetched values, as :meth:`run` returns them."""
+    def run_replicas(self, fetches, feeds: Sequence[Mapping[str, Any]],
+                     reduce_loss: Optional[str] = None) -> List[Any]:
+        """One step of a program :meth:`on_strategy`: ``feeds[i]`` are the parameter
+        values of this process's replica i (one mapping per local replica, the same names
+        in each: every replica of a MirroredStrategy, this worker's of a multi-worker
+        one); returns each one's fetched values, as :meth:`run` returns them.
+        ``reduce_loss``: the key (in a dict of fetches) of a loss to report reduced across
+        all replicas, as TF 1.15's Estimator did: their mean when a v1 optimizer divided
+        each replica's loss (``scale_loss``), else their sum."""
         if self._state.strategy is None:
             raise RuntimeError("run_replicas() is for a program on_strategy(); use run()")
-        outs = _replicas.run_replicas(self, fetches, feeds)
+        outs = _replicas.run_replicas(self, fetches, feeds, reduce_loss)
         return [_unpack(out, fetches, self._state.ops) for out in outs]
 
     def _replica_values(self, fetches, fed: Dict[str, Any]):
@@ -774,7 +782,7 @@ class GraphProgram(tf.Module):
         :meth:`on_strategy` runs every replica on these feeds and returns the first
         replica's values (a hook reading a variable or a step counter)."""
         if self._state.strategy is not None:
-            replicas = self._state.strategy.num_replicas_in_sync
+            replicas = _replicas.local_replicas(self._state.strategy)
             return self.run_replicas(fetches, [feeds] * replicas)[0]
         names = tuple(feeds)
         key = (_freeze(fetches), names)

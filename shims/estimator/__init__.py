@@ -26,6 +26,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional
 import tempfile
@@ -278,9 +279,11 @@ def _call_model_fn(model_fn, features, labels, mode, params, config):
     return spec
 
 
-def _dataset(input_fn, params, config, mode) -> tf.data.Dataset:
+def _dataset(input_fn, params, config, mode, input_context=None) -> tf.data.Dataset:
     kwargs = {}
     names = _arg_names(input_fn)
+    if "input_context" in names:  # TF 1.15 passed it under a strategy (None without one)
+        kwargs["input_context"] = input_context
     if "params" in names:
         kwargs["params"] = params
     if "config" in names:
@@ -377,13 +380,17 @@ class Estimator:
             raise ValueError(f"Estimator: no checkpoint in {self._model_dir}; train first")
         return latest
 
-    def _refuse_cluster(self, what: str) -> None:
+    def _refuse_cluster(self, what: str, strategy=None) -> None:
         """A cluster from TF_CONFIG: TF 1.15 ran this task as one part of between-graph
         replication (parameter servers serving, workers training one shared model, an
         evaluator following the checkpoints). Run alone, every task would train a model of
-        its own into the same model_dir; so nothing runs and nothing is written."""
+        its own into the same model_dir; so nothing runs and nothing is written. A
+        multi-worker strategy (``train_distribute=MultiWorkerMirroredStrategy()``) is the
+        cluster's own way: every worker trains one model with it."""
         config = self._config
         if not getattr(config, "distributed", False):
+            return
+        if strategy is not None and _replicas.workers(strategy) > 1:
             return
         jobs = ", ".join(f"{job}: {len(tasks)}" for job, tasks in sorted(config.cluster_spec.items()))
         raise RuntimeError(
@@ -492,8 +499,8 @@ class Estimator:
     # -- train ---------------------------------------------------------------------
     def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
               max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
-        self._refuse_cluster("train")
         strategy = self._replicas("train_distribute")
+        self._refuse_cluster("train", strategy)
         _check_steps(steps, max_steps)
         latest = self._resume_point()
         if max_steps is not None and latest is not None:
@@ -501,7 +508,8 @@ class Estimator:
             if done >= max_steps:
                 _log.info("Skipping training since max_steps has already saved.")
                 return self
-        dataset = _dataset(input_fn, self._params, self._config, ModeKeys.TRAIN)
+        dataset = _dataset(input_fn, self._params, self._config, ModeKeys.TRAIN,
+                           _input_context(strategy))
         program, holder = self._program(dataset, ModeKeys.TRAIN, tuple(hooks or ()))
         if strategy is not None:  # TF 1.15: model_fn per replica, v1 optimizers' losses scaled
             program.on_strategy(strategy, scale_loss=True)
@@ -519,10 +527,31 @@ class Estimator:
         hooks_run = HookRunner(program, all_hooks)
         hooks_run.after_create_session()
         config = self._config
+        # under a multi-worker strategy only the chief writes checkpoints, as in TF 1.15
+        chief = strategy is None or bool(getattr(strategy.extended, "should_checkpoint", True))
         saver = CheckpointSaver(program, self._model_dir, start, config.save_checkpoints_steps,
                                 config.save_checkpoints_secs,
                                 scaffold_keep(spec.scaffold, config.keep_checkpoint_max or 5),
-                                saving_listeners)
+                                saving_listeners, chief=chief)
+        try:
+            step_value, loss = self._train_loop(program, dataset, hooks_run, saver, start,
+                                                max_steps, len(feeds) == 2)
+        except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError,
+                tf.errors.DeadlineExceededError, tf.errors.InternalError) as error:
+            if strategy is None or _replicas.workers(strategy) == 1:
+                raise
+            raise _worker_lost(error, self._model_dir) from None
+        saver.end(step_value)
+        hooks_run.end()
+        program.flush_summary_writers()  # TF1's graph and its writers ended with train()
+        _log.info("Loss for final step: %s.", loss)
+        return self
+
+    def _train_loop(self, program: GraphProgram, dataset, hooks_run: HookRunner,
+                    saver: CheckpointSaver, start: int, max_steps: Optional[int],
+                    labelled: bool):
+        """train()'s steps, as TF 1.15's MonitoredTrainingSession ran them; returns the last
+        step and loss."""
         log_every = self._config.log_step_count_steps
         step_value, loss, started = start, None, time.time()
         iteration = 0
@@ -534,7 +563,7 @@ class Estimator:
             asked = hooks_run.before_run()
             if asked:
                 fetch["hooks"] = asked
-            out = _train_step(program, fetch, elements, len(feeds) == 2)
+            out = _train_step(program, fetch, elements, labelled)
             loss, step_value = float(out["loss"]), int(out["global_step"])
             if not np.isfinite(loss):
                 raise FloatingPointError(f"Estimator: model diverged with loss = {loss} "
@@ -556,11 +585,7 @@ class Estimator:
             iteration += 1
             if hooks_run.context.stop_requested:
                 break
-        saver.end(step_value)
-        hooks_run.end()
-        program.flush_summary_writers()  # TF1's graph and its writers ended with train()
-        _log.info("Loss for final step: %s.", loss)
-        return self
+        return step_value, loss
 
     # -- evaluate ------------------------------------------------------------------
     def evaluate(self, input_fn, steps: Optional[int] = None, hooks=None,
@@ -714,11 +739,38 @@ class EvalSpec(collections.namedtuple("EvalSpec", ["input_fn", "steps", "name", 
                                start_delay_secs, throttle_secs)
 
 
+def _input_context(strategy):
+    """What TF 1.15 gave an ``input_fn(input_context)`` under a strategy: this worker's
+    input pipeline among the workers' (a MirroredStrategy has one), and the replicas."""
+    if strategy is None:
+        return None
+    return tf.distribute.InputContext(
+        num_input_pipelines=_replicas.workers(strategy),
+        input_pipeline_id=getattr(strategy.extended, "_id_in_cluster", 0) or 0,
+        num_replicas_in_sync=strategy.num_replicas_in_sync)
+
+
+def _worker_lost(error, model_dir: str) -> RuntimeError:
+    """One clear error when the cluster lost a worker mid-step (TensorFlow aborts the
+    collective on the others): where training can resume from."""
+    latest = tf.train.latest_checkpoint(model_dir)
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    telling = [line for line in lines if re.search(r"unhealthy|abort|unavailable|connect|socket|"
+                                                   r"heartbeat|task", line, re.I)]
+    detail = (telling or lines or [type(error).__name__])[0][:300]
+    resume = (f"the latest checkpoint, {latest} (step "
+              f"{int(tf.train.load_variable(latest, 'global_step'))}), is where every worker "
+              "resumes when the job is started again") if latest else \
+        f"no checkpoint was written to {model_dir} yet: a new start begins from the beginning"
+    return RuntimeError(f"shims.estimator: a worker of the cluster stopped during training "
+                        f"({type(error).__name__}: {detail}); {resume}")
+
+
 def _rounds(dataset, program: GraphProgram):
     """The elements one training step takes: one, or one per replica of a program on a
     strategy (TF 1.15 gave each replica the next element; a last incomplete round ended
     training, as the replicas' iterators ran out)."""
-    replicas = program.strategy.num_replicas_in_sync if program.strategy is not None else 1
+    replicas = _replicas.local_replicas(program.strategy) if program.strategy is not None else 1
     taken = []
     for element in dataset:
         taken.append(element)
@@ -729,19 +781,14 @@ def _rounds(dataset, program: GraphProgram):
 
 def _train_step(program: GraphProgram, fetch, elements, labelled: bool) -> Dict[str, Any]:
     """One training step: the first replica's values, the loss as TF 1.15's Estimator
-    reported it under a strategy (the replicas' mean when the optimizer scaled their
-    losses, their sum otherwise)."""
+    reported it under a strategy (every replica's, reduced: see run_replicas)."""
     feeds = []
     for element in elements:
         features, labels = _split(element)
         feeds.append({"features": features, **({"labels": labels} if labelled else {})})
     if program.strategy is None:
         return program.run(fetch, **feeds[0])
-    outs = program.run_replicas(fetch, feeds)
-    out = dict(outs[0])
-    losses = [o["loss"] for o in outs]
-    out["loss"] = np.mean(losses, dtype=np.float32) if program.loss_scaled else np.sum(losses)
-    return out
+    return program.run_replicas(fetch, feeds, reduce_loss="loss")[0]
 
 
 def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
