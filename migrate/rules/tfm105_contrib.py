@@ -276,6 +276,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         renamed = moved or upgrade_tables()["symbol_renames"].get(name)
         if name == "tf.contrib.distribute.MirroredStrategy" and self._mirrored(node):
             return
+        if name == "tf.contrib.distribute.CollectiveAllReduceStrategy" and self._collective(node):
+            return
         if renamed and not renamed.startswith("tf.contrib."):
             finding = self.report(node, f"{name} is {renamed} in TF2")
             finding.replace(node, ctx.tf(finding, renamed[len("tf."):]))
@@ -324,6 +326,26 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
             return call(function, args)
 
         finding.replace(strategy, replace)
+        return True
+
+    def _collective(self, node) -> bool:
+        """``tf.contrib.distribute.CollectiveAllReduceStrategy(num_gpus_per_worker=N)``, TF
+        1.15's synchronous multi-worker strategy (the cluster from ``TF_CONFIG``), is TF 2's
+        ``tf.distribute.MultiWorkerMirroredStrategy()``, which reads the same ``TF_CONFIG``
+        and takes no GPU count: it uses every GPU the worker sees (the CPU when it has none,
+        as ``num_gpus_per_worker=0`` did on a CPU machine). Other arguments (``communication``)
+        are left to the user."""
+        strategy = self.ctx.parent()
+        if not (isinstance(strategy, cst.Call) and strategy.func is node):
+            return False
+        if any(a.keyword is None or a.keyword.value != "num_gpus_per_worker" for a in strategy.args):
+            return False
+        finding = self.report(node, "tf.contrib.distribute.CollectiveAllReduceStrategy is "
+                                    "tf.distribute.MultiWorkerMirroredStrategy in TF2 (the same "
+                                    "TF_CONFIG); it uses every GPU a worker sees, so a "
+                                    "num_gpus_per_worker below that count needs "
+                                    "CUDA_VISIBLE_DEVICES set to the GPUs to use")
+        finding.replace(strategy, call(self.ctx.tf(finding, "distribute.MultiWorkerMirroredStrategy"), []))
         return True
 
     def _keras3_note(self) -> str:
