@@ -27,3 +27,9 @@ class BatchNormalization(TF1BatchNorm, keras.layers.Layer):
                          moving_variance_initializer),
                         (beta_regularizer, gamma_regularizer), (beta_constraint, gamma_constraint),
                         fused)
+
+    def _moving_options(self) -> dict:
+        """Keras 3 weights take no ``synchronization``: mirrored, averaged on every update
+        across a strategy's replicas. The moving average is linear in the batch statistics,
+        so its value is the mean of what TF 1.15's replicas each kept (what it saved)."""
+        return {"aggregation": "mean"}

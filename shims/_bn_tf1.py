@@ -55,13 +55,21 @@ class TF1BatchNorm:
                                     regularizer=self._regularizers[0],
                                     constraint=self._constraints[0]) if self.center else None
         self.moving_mean = self.add_weight(name="moving_mean", shape=shape, initializer=mean_init,
-                                           trainable=False)
+                                           trainable=False, **self._moving_options())
         self.moving_variance = self.add_weight(name="moving_variance", shape=shape,
-                                               initializer=variance_init, trainable=False)
+                                               initializer=variance_init, trainable=False,
+                                               **self._moving_options())
         # TF 1.15 (tf.layers, V1 behaviour): the fused kernel for 4-D inputs normalized on axis 1 or 3
         self._fused = self.fused is not False and ndims == 4 and self._axis in (1, 3)
         self._ndims = ndims
         self.built = True
+
+    def _moving_options(self) -> dict:
+        """How the moving statistics combine across a tf.distribute strategy's replicas
+        (TF 1.15: each replica's own, read and saved as their mean). The layer base says
+        it its way; the default is TensorFlow's."""
+        return {"synchronization": tf.VariableSynchronization.ON_READ,
+                "aggregation": tf.VariableAggregation.MEAN}
 
     def _params(self, inputs):
         size = inputs.shape[self._axis]

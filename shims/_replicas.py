@@ -152,15 +152,42 @@ def run_replicas(program, fetches, feeds: Sequence[Mapping[str, Any]],
 
 
 def primary(variable):
-    """What a TF1 Saver saves for ``variable``: a mirrored variable's first copy (the
-    copies are equal; the Saver cannot save the mirrored variable itself, eagerly)."""
+    """A distributed variable's first copy (else the variable itself)."""
     values = getattr(variable, "values", None)
     return values[0] if isinstance(values, tuple) and values else variable
 
 
-def copy_primaries(variables) -> None:
-    """After a Saver restored the first copies: every copy takes its first's value."""
+def _on_read(variable) -> bool:
+    return primary(variable) is not variable and \
+        variable.synchronization == tf.VariableSynchronization.ON_READ
+
+
+def saveable(variable, shadows: dict):
+    """What a TF1 Saver saves for ``variable`` (it cannot save a distributed variable
+    eagerly): a mirrored variable's first copy (the copies are equal); for one synchronized
+    on read (batch norm's moving statistics: each replica keeps its own), a plain variable
+    that holds the value read across the replicas before each save, what TF 1.15 saved
+    (their mean, or sum). ``shadows`` keeps those plain variables by the variable's id."""
+    if not _on_read(variable):
+        return primary(variable)
+    if id(variable) not in shadows:
+        with tf.init_scope():
+            shadows[id(variable)] = (variable, tf.Variable(
+                variable.read_value(), trainable=False, dtype=variable.dtype,
+                shape=variable.shape, name=primary(variable).name.split(":")[0] + "_saved"))
+    return shadows[id(variable)][1]
+
+
+def before_save(shadows: dict) -> None:
+    for variable, shadow in shadows.values():
+        shadow.assign(variable.read_value())
+
+
+def after_restore(variables, shadows: dict) -> None:
+    """After a Saver restored the first copies (and the shadows): every copy takes the
+    restored value, as TF 1.15's restore gave every replica."""
     for variable in variables:
-        first = primary(variable)
-        if first is not variable:
-            variable.assign(first.read_value())
+        if id(variable) in shadows:
+            variable.assign(shadows[id(variable)][1].read_value())
+        elif primary(variable) is not variable:
+            variable.assign(primary(variable).read_value())

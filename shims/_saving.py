@@ -46,6 +46,7 @@ class CheckpointSaver:
         for listener in self._listeners:
             listener.before_save(None, step)
         os.makedirs(os.path.dirname(self._prefix), exist_ok=True)
+        self._program._before_save()
         self._saver.save(None, self._prefix, global_step=step)
         self._last_step, self._last_time = step, time.time()
         stop = False

@@ -394,6 +394,7 @@ class GraphProgram(tf.Module):
         state.strategy = None   # a tf.distribute strategy whose replicas each run build (on_strategy)
         state.scale_loss = False  # TF1 Estimator's rule for v1 optimizers under a strategy
         state.loss_scaled = False  # a v1 optimizer divided the replicas' losses (the latest trace)
+        state.shadows = {}      # id(on-read variable) -> (it, the plain variable saved for it)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -833,7 +834,8 @@ class GraphProgram(tf.Module):
         saver = self._state.savers.get(key)
         if saver is None:
             saver = self._state.savers[key] = tf.compat.v1.train.Saver(
-                var_list={self.name_of(v): _replicas.primary(v) for v in self.global_variables()},
+                var_list={self.name_of(v): _replicas.saveable(v, self._state.shadows)
+                          for v in self.global_variables()},
                 max_to_keep=max_to_keep, save_relative_paths=relative_paths)
         return saver
 
@@ -842,7 +844,14 @@ class GraphProgram(tf.Module):
         """Write a TF1 name-based checkpoint (``tf.train.Saver().save`` in TF1).
         ``relative_paths``: the ``checkpoint`` file names it relative to its folder, as TF
         1.15's Estimator and monitored sessions wrote it (a relative model_dir works)."""
-        return self._saver(max_to_keep, relative_paths).save(None, path, global_step=global_step)
+        saver = self._saver(max_to_keep, relative_paths)
+        self._before_save()
+        return saver.save(None, path, global_step=global_step)
+
+    def _before_save(self) -> None:
+        """What a Saver of this program is about to write is current (the values of
+        variables synchronized on read, across a strategy's replicas)."""
+        _replicas.before_save(self._state.shadows)
 
     def restore(self, path: str) -> None:
         """Restore a TF1 name-based checkpoint (a file prefix or a directory)."""
@@ -861,7 +870,7 @@ class GraphProgram(tf.Module):
                              f"{' ...' if len(missing) > 10 else ''}")
         self._saver().restore(None, path)
         if self._state.strategy is not None:  # the Saver restored the first copies
-            _replicas.copy_primaries(self.global_variables())
+            _replicas.after_restore(self.global_variables(), self._state.shadows)
 
 
 def _to_eager(value: np.ndarray, dtype):

@@ -1,6 +1,7 @@
 """An Estimator trained with `RunConfig(train_distribute=tf.distribute.MirroredStrategy(...))`,
 as TF 1.13-1.15 trainers wrote it (the official models' `distribution_utils`): model_fn runs
-once per replica on its own batch from input_fn, the v1 optimizer combines the replicas'
+once per replica on its own batch from input_fn (batch normalization keeps each replica's
+moving statistics, their mean is saved), the v1 optimizer combines the replicas'
 gradients (each replica's loss divided by their number), the step logged every two steps,
 a checkpoint every five; then evaluate (`eval_distribute`: each replica its own batch per
 step, the metrics summed across them) and predict. Two virtual CPU devices stand in for two
@@ -23,7 +24,9 @@ def input_fn():
 
 
 def model_fn(features, labels, mode, params):
-    hidden = tf.layers.dense(features["x"], params["hidden"], activation=tf.nn.relu,
+    training = mode == tf.estimator.ModeKeys.TRAIN
+    normed = tf.layers.batch_normalization(features["x"], training=training, name="bn")
+    hidden = tf.layers.dense(normed, params["hidden"], activation=tf.nn.relu,
                              kernel_initializer=tf.glorot_uniform_initializer(seed=1), name="hidden")
     logits = tf.layers.dense(hidden, 2, kernel_initializer=tf.glorot_uniform_initializer(seed=2),
                              name="logits")
@@ -35,7 +38,8 @@ def model_fn(features, labels, mode, params):
         accuracy = tf.metrics.accuracy(labels, predictions["classes"])
         return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
     optimizer = tf.train.MomentumOptimizer(0.1, 0.9)
-    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+    with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+        train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
 
 
