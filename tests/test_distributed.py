@@ -19,7 +19,8 @@ pytestmark = pytest.mark.slow
 
 EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
-PROGRAM = '''"""An Estimator every worker of a cluster trains with a collective strategy."""
+PROGRAM = '''"""An Estimator every worker of a cluster trains with a collective strategy, through
+train_and_evaluate (an evaluator task, when the cluster has one, evaluates the checkpoints)."""
 import sys
 
 import numpy as np
@@ -47,6 +48,9 @@ def model_fn(features, labels, mode):
     logits = tf.layers.dense(hidden, 2, name="logits",
                              kernel_initializer=tf.glorot_uniform_initializer(seed=2))
     loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    if mode == tf.estimator.ModeKeys.EVAL:
+        accuracy = tf.metrics.accuracy(labels, tf.argmax(logits, 1))
+        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
     train_op = tf.train.MomentumOptimizer(0.1, 0.9).minimize(
         loss, global_step=tf.train.get_global_step())
     return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
@@ -58,7 +62,13 @@ if __name__ == "__main__":
     config = tf.estimator.RunConfig(model_dir=sys.argv[1], train_distribute=strategy,
                                     save_checkpoints_steps=10, log_step_count_steps=5)
     estimator = tf.estimator.Estimator(model_fn=model_fn, config=config)
-    estimator.train(input_fn, max_steps=int(sys.argv[2]))
+    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=int(sys.argv[2]))
+    eval_spec = tf.estimator.EvalSpec(
+        lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(64), steps=4,
+        start_delay_secs=0, throttle_secs=1)
+    result = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
+    if result and result[0]:  # the evaluator task, or a local run
+        print("EVALUATION", " ".join("%s=%.7g" % (k, result[0][k]) for k in sorted(result[0])))
     latest = tf.train.latest_checkpoint(sys.argv[1])
     if latest:  # a worker other than the chief writes no checkpoint
         print("KERNEL", " ".join("%.9g" % v for v in tf.train.load_variable(latest, "logits/kernel").ravel()))
@@ -87,19 +97,19 @@ def migrated(tmp_path_factory):
     return source
 
 
-def _env(cluster=None, index=0):
+def _env(cluster=None, task=("worker", 0)):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
     for key in ("TF_USE_LEGACY_KERAS", "TF_CONFIG"):
         env.pop(key, None)
     if cluster:
-        env["TF_CONFIG"] = json.dumps({"cluster": {"worker": cluster},
-                                       "task": {"type": "worker", "index": index}})
+        env["TF_CONFIG"] = json.dumps({"cluster": cluster,
+                                       "task": {"type": task[0], "index": task[1]}})
     return env
 
 
-def _start(source, model_dir, steps, cluster=None, index=0):
+def _start(source, model_dir, steps, cluster=None, task=("worker", 0)):
     return subprocess.Popen([sys.executable, str(source), str(model_dir), str(steps)],
-                            env=_env(cluster, index), stdout=subprocess.PIPE,
+                            env=_env(cluster, task), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
 
 
@@ -127,15 +137,23 @@ def test_two_workers_train_the_model_one_worker_trains_with_the_global_batch(mig
     """Two workers on loopback ports, each reading its half of every global batch
     (input_context), give the single worker's run with the whole batch: the same logged
     losses and final variables (MultiWorkerMirroredStrategy averaging the gradients as
-    TF 1.15's collective strategy did); only the chief writes checkpoints."""
-    cluster = ["localhost:%d" % _free_port(), "localhost:%d" % _free_port()]
-    workers = [_start(migrated, tmp_path / ("chief" if i == 0 else "other"), 30, cluster, i)
+    TF 1.15's collective strategy did); only the chief writes checkpoints, and the
+    cluster's evaluator task evaluates them up to the last, as the local run evaluated its
+    last checkpoint."""
+    cluster = {"worker": ["localhost:%d" % _free_port(), "localhost:%d" % _free_port()],
+               "evaluator": ["localhost:%d" % _free_port()]}
+    workers = [_start(migrated, tmp_path / ("chief" if i == 0 else "other"), 30, cluster, ("worker", i))
                for i in range(2)]
+    evaluator = _start(migrated, tmp_path / "chief", 30, cluster, ("evaluator", 0))
     single = _start(migrated, tmp_path / "single", 30)
-    results = [_finish(p) for p in workers + [single]]
+    results = [_finish(p) for p in workers + [single, evaluator]]
     for code, out in results:
         assert code == 0, out[-3000:]
-    (_, chief), (_, other), (_, alone) = results
+    (_, chief), (_, other), (_, alone), (_, evaluated) = results
+    final = [l for l in evaluated.splitlines() if l.startswith("EVALUATION ")]
+    assert final and "global_step=30" in final[-1], evaluated[-3000:]
+    assert final[-1] == [l for l in alone.splitlines() if l.startswith("EVALUATION ")][-1]
+    assert "EVALUATION" not in chief + other
     assert "num_workers = 2" in chief
     assert "PIPELINE 0 OF 2" in chief and "PIPELINE 1 OF 2" in other and "PIPELINE" not in alone
     assert len(_losses(alone)) == 6 and np.allclose(_losses(chief), _losses(alone), rtol=1e-5, atol=1e-6)
@@ -156,8 +174,8 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resume
     from that checkpoint's step."""
     cluster = ["localhost:%d" % _free_port(), "localhost:%d" % _free_port()]
     model_dir = tmp_path / "model"
-    chief = _start(migrated, model_dir, 10 ** 7, cluster, 0)
-    other = _start(migrated, tmp_path / "other", 10 ** 7, cluster, 1)
+    chief = _start(migrated, model_dir, 10 ** 7, {"worker": cluster}, ("worker", 0))
+    other = _start(migrated, tmp_path / "other", 10 ** 7, {"worker": cluster}, ("worker", 1))
     try:
         deadline = time.time() + 240
         while _latest_step(model_dir) < 20:

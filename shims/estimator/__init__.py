@@ -795,12 +795,43 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
     """TF 1.15's local train_and_evaluate: one ``train()`` to ``max_steps`` (the input runs
     on, never restarted), evaluating after each checkpoint save (the first save of the run
     skipped: nothing trained yet; then at most every ``throttle_secs``) and at the end when
-    the last step was not evaluated. A hook's stop (early stopping) ends it, as in TF1."""
+    the last step was not evaluated. A hook's stop (early stopping) ends it, as in TF1.
+
+    With a multi-worker strategy (``train_distribute=MultiWorkerMirroredStrategy()``, the
+    cluster in ``TF_CONFIG``), TF 1.15's distribute coordinator: the workers train, and
+    only an ``evaluator`` task evaluates, each new checkpoint until ``max_steps``."""
+    strategy = getattr(estimator.config, "train_distribute", None)
+    if strategy is not None and getattr(estimator.config, "distributed", False):
+        if estimator.config.task_type == "evaluator":
+            return _evaluator(estimator, train_spec, eval_spec), []
+        if _replicas.workers(strategy) > 1:
+            estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
+                            max_steps=train_spec.max_steps)
+            return None, []
     estimator._refuse_cluster("train_and_evaluate")
     listener = _EvaluateOnSave(estimator, eval_spec)
     estimator.train(train_spec.input_fn, hooks=train_spec.hooks, max_steps=train_spec.max_steps,
                     saving_listeners=[listener])
     return listener.result, []
+
+
+def _evaluator(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec):
+    """TF 1.15's evaluator task: after ``start_delay_secs``, every checkpoint the chief
+    writes is evaluated (at most every ``throttle_secs``) until one reaches the train
+    spec's ``max_steps``; without ``max_steps`` it follows the training for good, as there."""
+    time.sleep(eval_spec.start_delay_secs or 0)
+    last, result = None, None
+    while True:
+        latest = estimator.latest_checkpoint()
+        if latest is None or latest == last:
+            time.sleep(1)
+            continue
+        started, last = time.time(), latest
+        result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
+                                    checkpoint_path=latest, name=eval_spec.name)
+        if train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps:
+            return result
+        time.sleep(max(0.0, (eval_spec.throttle_secs or 0) - (time.time() - started)))
 
 
 class _EvaluateOnSave:
