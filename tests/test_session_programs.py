@@ -507,7 +507,8 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
     target ignored): each worker would train a private copy, or crash on the device
     function. It stays in graph mode with a finding naming tf.distribute, and runs on a
     parameter server and a chief on localhost as on TF 1.15: the same losses, the chief's
-    checkpoint at the last step."""
+    checkpoint at the last step; that checkpoint loads in a single-process program (migrated
+    to eager), which goes on training from the chief's step."""
     (tmp_path / "cluster.py").write_text(CLUSTER)
     done = migrate(tmp_path / "cluster.py", tmp_path / "out")
     assert "a program on a TF1 cluster (tf.train.replica_device_setter, master=server.target)" in done.stdout
@@ -520,3 +521,42 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
                                rtol=1e-5, atol=1e-6)
     for side in ("tf1", "tf2"):
         assert (tmp_path / side / "model.ckpt-20.index").exists()
+    # the chief's checkpoint loads in a single-process program (migrated to eager) that goes on
+    (tmp_path / "resume.py").write_text(RESUME)
+    migrate(tmp_path / "resume.py", tmp_path / "resumed")
+    resumed = tmp_path / "resumed" / "resume.py"
+    assert "shims.GraphProgram" in resumed.read_text() and "Session" not in resumed.read_text()
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    proc = subprocess.run([sys.executable, str(resumed), str(tmp_path / "tf2")], env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    step, before, after = [float(v) for v in proc.stdout.split("RESUMED", 1)[1].split()]
+    assert step == 20 and after < before and "SAME_W True" in proc.stdout, proc.stdout
+
+
+RESUME = '''"""One process, no cluster: the chief's checkpoint restored, training goes on."""
+import sys
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+global_step = tf.train.get_or_create_global_step()
+train_op = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=global_step)
+saver = tf.train.Saver()
+rng = np.random.RandomState(7)
+with tf.Session() as sess:
+    saver.restore(sess, tf.train.latest_checkpoint(sys.argv[1]))
+    print("SAME_W", bool(np.allclose(sess.run(w), tf.train.load_variable(sys.argv[1], "w"))))
+    step = sess.run(global_step)
+    held_out = rng.randn(64, 3).astype(np.float32)
+    before = sess.run(loss, feed_dict={x: held_out, y: held_out.sum(1, keepdims=True)})
+    for _ in range(30):
+        data = rng.randn(8, 3).astype(np.float32)
+        sess.run(train_op, feed_dict={x: data, y: data.sum(1, keepdims=True)})
+    after = sess.run(loss, feed_dict={x: held_out, y: held_out.sum(1, keepdims=True)})
+    print("RESUMED", step, "%.6f" % before, "%.6f" % after)
+'''
