@@ -8,6 +8,7 @@ import re
 import os
 import subprocess
 import sys
+import textwrap
 
 import numpy as np
 import pytest
@@ -429,6 +430,15 @@ def test_init_from_checkpoint_starts_from_the_pretrained_weights_as_tf1(tmp_path
     assert failed.returncode != 0 and "Tensor head/gone is not found in" in failed.stderr
 
 
+# the model of the cluster program and of the single-process program that resumes from it
+MODEL = """x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+global_step = tf.train.get_or_create_global_step()
+train_op = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=global_step)
+"""
+
 CLUSTER = '''"""Between-graph replication as TF 1.x's distributed guide wrote it (one parameter server,
 workers, replica_device_setter, MonitoredTrainingSession(master=server.target))."""
 import argparse
@@ -447,12 +457,7 @@ def main(_):
     elif FLAGS.job_name == "worker":
         with tf.device(tf.train.replica_device_setter(
                 worker_device="/job:worker/task:%d" % FLAGS.task_index, cluster=cluster)):
-            x = tf.placeholder(tf.float32, [None, 3])
-            y = tf.placeholder(tf.float32, [None, 1])
-            w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
-            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
-            global_step = tf.train.get_or_create_global_step()
-            train_op = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=global_step)
+            # MODEL
         rng = np.random.RandomState(FLAGS.task_index)
         losses = []
         with tf.train.MonitoredTrainingSession(master=server.target, is_chief=(FLAGS.task_index == 0),
@@ -472,6 +477,7 @@ if __name__ == "__main__":
     FLAGS, unparsed = parser.parse_known_args()
     tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)
 '''
+CLUSTER = CLUSTER.replace("            # MODEL\n", textwrap.indent(MODEL, " " * 12))
 
 
 def _free_port():
@@ -540,12 +546,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 
-x = tf.placeholder(tf.float32, [None, 3])
-y = tf.placeholder(tf.float32, [None, 1])
-w = tf.get_variable("w", [3, 1], initializer=tf.zeros_initializer())
-loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
-global_step = tf.train.get_or_create_global_step()
-train_op = tf.train.AdagradOptimizer(0.1).minimize(loss, global_step=global_step)
+# MODEL
 saver = tf.train.Saver()
 rng = np.random.RandomState(7)
 with tf.Session() as sess:
@@ -560,3 +561,4 @@ with tf.Session() as sess:
     after = sess.run(loss, feed_dict={x: held_out, y: held_out.sum(1, keepdims=True)})
     print("RESUMED", step, "%.6f" % before, "%.6f" % after)
 '''
+RESUME = RESUME.replace("# MODEL\n", MODEL)
