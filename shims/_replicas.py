@@ -49,10 +49,11 @@ def _check_devices(strategy) -> None:
         spec = tf_device.DeviceSpec.from_string(name)
         return (spec.device_type or "CPU").upper(), spec.device_index or 0
 
-    present = {canonical(d.name) for d in tf.config.list_logical_devices()}
+    devices = tf.config.list_logical_devices()
+    present = {canonical(d.name) for d in devices}
     missing = [d for d in strategy.extended.worker_devices if canonical(d) not in present]
     if missing:
-        have = ", ".join(sorted(d.name for d in tf.config.list_logical_devices()))
+        have = ", ".join(sorted(d.name for d in devices))
         raise NotImplementedError(
             f"{type(strategy).__name__} has replicas on devices this machine does not have: "
             f"{', '.join(missing)} (it has {have}); TensorFlow would wait for them forever. "
@@ -113,7 +114,7 @@ def replica_step(program, fetches, feeds, specs, reduce_loss=None):
             if program._state.scale_loss else contextlib.nullcontext()
         with strategy.scope(), scaling, _same_initial_values(strategy), \
                 program._cross_replica(graph):
-            out = strategy.run(lambda *args: program._replica_values(fetches, dict(zip(feeds, args))),
+            out = strategy.run(lambda *args: program._fetched(fetches, dict(zip(feeds, args)), False),
                                args=values)
         scaled = program._state.loss_scaled = bool(getattr(graph, "_is_loss_scaled_by_optimizer", False))
         flat = [_local(leaf, replicas, strategy) for leaf in tf.nest.flatten(out)]

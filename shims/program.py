@@ -583,9 +583,7 @@ class GraphProgram(tf.Module):
             return step
 
         def step_fn(*values):
-            graph_values = self._trace_build(dict(zip(feeds, values)))
-            self._state.ops.update(k for k, v in graph_values.items() if _is_op(v))
-            return _select(graph_values, fetches, self._state.ops, self._by_name)
+            return self._fetched(fetches, dict(zip(feeds, values)))
 
         step = tf.function(step_fn, input_signature=specs, autograph=False,
                            experimental_attributes={"_disable_acd": True})
@@ -643,9 +641,10 @@ class GraphProgram(tf.Module):
         outs = _replicas.run_replicas(self, fetches, feeds, reduce_loss)
         return [_unpack(out, fetches, self._state.ops) for out in outs]
 
-    def _replica_values(self, fetches, fed: Dict[str, Any]):
-        """One replica's copy of the build (in the replica's thread) and its fetches."""
-        graph_values = self._trace_build(fed, quiet=False)
+    def _fetched(self, fetches, fed: Dict[str, Any], quiet: bool = True):
+        """One trace of the build (a replica's copy runs in the replica's thread, whose
+        prints the calling thread's ``_cross_replica`` handles) and its fetches."""
+        graph_values = self._trace_build(fed, quiet)
         self._state.ops.update(k for k, v in graph_values.items() if _is_op(v))
         return _select(graph_values, fetches, self._state.ops, self._by_name)
 

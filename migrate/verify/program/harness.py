@@ -229,34 +229,25 @@ def _patch_programs(program_lib):
                   lambda v, value: v.assign(value))
 
     program_lib.add_build_hook(on_build)
-    run = program_lib.GraphProgram.run
 
-    def timed_run(*args, **feeds):
-        started = time.time()
-        state["in_run"] = True  # a program on a strategy runs its replicas: one step
-        try:
-            out = run(*args, **feeds)
-        finally:
-            state["in_run"] = False
-        state["runs"].append(time.time() - started)
-        if state["first_run"] is None:
-            state["first_run"] = started - _t0
-        return out
+    def timed(call):
+        def timed_call(*args, **kwargs):
+            if state.get("in_run"):  # run() of a program on a strategy runs its replicas: one step
+                return call(*args, **kwargs)
+            started = time.time()
+            state["in_run"] = True
+            try:
+                out = call(*args, **kwargs)
+            finally:
+                state["in_run"] = False
+            state["runs"].append(time.time() - started)
+            if state["first_run"] is None:
+                state["first_run"] = started - _t0
+            return out
+        return timed_call
 
-    program_lib.GraphProgram.run = timed_run
-    run_replicas = program_lib.GraphProgram.run_replicas
-
-    def timed_replicas(*args, **kwargs):  # a step on a strategy's replicas
-        if state.get("in_run"):
-            return run_replicas(*args, **kwargs)
-        started = time.time()
-        out = run_replicas(*args, **kwargs)
-        state["runs"].append(time.time() - started)
-        if state["first_run"] is None:
-            state["first_run"] = started - _t0
-        return out
-
-    program_lib.GraphProgram.run_replicas = timed_replicas
+    program_lib.GraphProgram.run = timed(program_lib.GraphProgram.run)
+    program_lib.GraphProgram.run_replicas = timed(program_lib.GraphProgram.run_replicas)
 
 
 class _AfterImport(object):
