@@ -353,3 +353,75 @@ def test_a_distribution_strategy_runs_model_fn_per_replica(tmp_path):
     assert "REFUSED central shims.estimator: RunConfig(train_distribute=...): CentralStorageStrategy" \
         in proc.stdout
     assert "WRITTEN three False" in proc.stdout and "WRITTEN central False" in proc.stdout
+
+
+# a TF1 trainer with a strategy of one replica (RunConfig(train_distribute=...) set from a
+# flag, as the official models did), its log lines on stdout
+ONE_REPLICA = '''
+import logging, sys, tempfile
+import numpy as np
+import tensorflow as tf
+
+x = np.random.RandomState(0).randn(24, 3).astype("float32")
+y = x.dot([[1.0], [-2.0], [0.5]]).astype("float32")
+
+
+def model_fn(features, labels, mode):
+    out = tf.layers.dense(features, 1, name="out", kernel_initializer=tf.constant_initializer(0.2))
+    loss = tf.reduce_mean(tf.square(out - labels))
+    train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+def input_fn():
+    return tf.data.Dataset.from_tensor_slices((x, y)).batch(4)
+
+
+handler = logging.StreamHandler(sys.stdout)
+handler.setFormatter(logging.Formatter("%(message)s"))
+logging.getLogger("tensorflow").addHandler(handler)
+tf.logging.set_verbosity(tf.logging.INFO)
+for strategy in (None, tf.distribute.MirroredStrategy(devices=["/cpu:0"])):
+    config = tf.estimator.RunConfig(model_dir=tempfile.mkdtemp(), train_distribute=strategy,
+                                    log_step_count_steps=1)
+    estimator = tf.estimator.Estimator(model_fn, config=config)
+    estimator.train(input_fn, steps=3)
+    print("kernel", estimator.get_variable_value("out/kernel").ravel().tolist())
+'''
+
+
+def _logged(stdout):
+    """(loss, step) of each logged step, and each printed kernel."""
+    import re
+
+    steps = [(float(m.group(1)), int(m.group(2)))
+             for m in re.finditer(r"^loss = ([-\d.e]+), step = (\d+)", stdout, re.M)]
+    kernels = [line for line in stdout.splitlines() if line.startswith("kernel")]
+    return steps, kernels
+
+
+def test_a_one_replica_strategy_logs_steps_as_tf1_did(tmp_path, tf1_python):
+    """TF 1.15's Estimator took its distributed path whenever train_distribute was set,
+    one replica too, and logged the step read before the update (0, 1, 2 where no
+    strategy logged 1, 2, 3); the migrated trainer logs the same lines."""
+    import json
+    import subprocess
+    import sys
+
+    import tf1_oracle
+    from test_cli import cli
+
+    want_steps, want_kernels = _logged(tf1_oracle.run(ONE_REPLICA))
+    assert [step for _, step in want_steps] == [1, 2, 3, 0, 1, 2]
+    program = tmp_path / "trainer.py"
+    program.write_text(ONE_REPLICA)
+    assert cli("upgrade", program, "--write").returncode == 0
+    out = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert out.returncode == 0, out.stderr[-3000:]
+    steps, kernels = _logged(out.stdout)
+    assert [step for _, step in steps] == [step for _, step in want_steps], out.stdout
+    np.testing.assert_allclose([loss for loss, _ in steps], [loss for loss, _ in want_steps], rtol=1e-5)
+    assert len(kernels) == 2 and kernels[0] == kernels[1]
+    np.testing.assert_allclose(json.loads(kernels[0][len("kernel "):]),
+                               json.loads(want_kernels[0][len("kernel "):]), rtol=1e-5)

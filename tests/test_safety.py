@@ -293,6 +293,41 @@ def test_damaged_cache_entries_are_never_used(tmp_path, how):
     assert report.new is not None and b"tf.compat.v1.placeholder" in report.new
 
 
+# a caller's script with no main guard: workers must not run it again
+CALLER = """
+import sys, threading, time
+from migrate.codemod.registry import select_codes
+from migrate.codemod.runner import _threads, run
+if sys.argv[2] == "threads":
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+print("caller ran with", "threads" if _threads() > 1 else "one thread", flush=True)
+files = sys.argv[3:]
+for report in run(files, select_codes(), fix=True, jobs=2, use_cache=False, timeout=60):
+    print(report.error, report.new.decode().count("compat.v1") if report.new else None)
+"""
+
+
+@pytest.mark.parametrize("threads", ["threads", "one"])
+def test_a_caller_with_threads_starts_fresh_workers(tmp_path, threads):
+    """Forking a process that has threads (TensorFlow loaded, a test runner) let a worker
+    die with signal 11 now and then; such a caller's workers are fresh interpreters,
+    which never run the caller's script again."""
+
+    import subprocess
+    import sys
+
+    files = [tmp_path / f"m{i}.py" for i in range(3)]
+    for f in files:
+        f.write_text(SOURCE)
+    script = tmp_path / "caller.py"
+    script.write_text(CALLER)
+    out = subprocess.run([sys.executable, str(script), "-", threads] + [str(f) for f in files],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    said = "threads" if threads == "threads" else "one thread"
+    assert out.stdout.splitlines() == [f"caller ran with {said}"] + ["None 1"] * 3, out.stdout
+
+
 def test_utf16_sources_are_reported_not_skipped(tmp_path, cache):
     """#23: a UTF-16 file used to pass the prefilter silently."""
     f = tmp_path / "m.py"

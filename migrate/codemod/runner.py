@@ -12,11 +12,13 @@ import multiprocessing
 import pickle
 import os
 import signal
+import socket
+import subprocess
 import sys
 import tempfile
 import time
 import zlib
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from migrate.codemod.cache import Cache
@@ -200,13 +202,77 @@ def _serve(connection) -> None:  # pragma: no cover - runs in the worker process
         connection.send(_work(item))
 
 
+class _Interpreter:
+    """A worker started as a fresh interpreter, for a parent that has threads (see
+    ``_start``); it has the interface of the ``multiprocessing.Process`` it replaces.
+    Unlike multiprocessing's spawn and fork server, it never re-runs the caller's main
+    script, which may have no ``if __name__ == "__main__":`` guard."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair()
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [root] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])))
+        code = f"from migrate.codemod.runner import _serve_socket; _serve_socket({theirs.fileno()})"
+        self._popen = subprocess.Popen([sys.executable, "-c", code], pass_fds=(theirs.fileno(),),
+                                       env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        theirs.close()
+        self.connection = Connection(ours.detach())
+        self.sentinel = self.connection  # its death closes the socket
+
+    @property
+    def exitcode(self) -> Optional[int]:
+        return self._popen.poll()
+
+    def is_alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def kill(self) -> None:
+        self._popen.kill()
+
+    def join(self, timeout: Optional[float] = None) -> None:
+        try:
+            self._popen.wait(timeout)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def _serve_socket(fd: int) -> None:  # pragma: no cover - runs in the worker process
+    _serve(Connection(fd))
+
+
+def _threads() -> int:
+    """How many threads this process has (Linux: one per entry of /proc/self/task)."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return 0  # unknown: treated as threaded
+
+
+def _start():
+    """Start a worker: (process, connection). Forking is fastest, and safe only while this
+    process has one thread: a caller that loaded TensorFlow (or a test runner after TF
+    tests) has native threads whose locks a forked child inherits held, and the child can
+    crash (signal 11) or hang. Such a process starts a fresh interpreter instead, as does
+    any platform without fork (Windows: multiprocessing's spawn)."""
+
+    if sys.platform == "win32":
+        context = multiprocessing.get_context("spawn")
+    elif sys.platform == "linux" and _threads() == 1:
+        context = multiprocessing.get_context("fork")
+    else:
+        process = _Interpreter()
+        return process, process.connection
+    parent, child = context.Pipe()
+    process = context.Process(target=_serve, args=(child,), daemon=True)
+    process.start()
+    child.close()
+    return process, parent
+
+
 class _Worker:
-    def __init__(self, context) -> None:
-        parent, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child,), daemon=True)
-        self.process.start()
-        child.close()
-        self.connection = parent
+    def __init__(self) -> None:
+        self.process, self.connection = _start()
         self.item = None
         self.deadline = 0.0
 
@@ -236,7 +302,6 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
     A worker that dies (a native crash) or passes ``timeout`` seconds on one file is
     replaced, and that file gets an error; the others go on."""
 
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     items = iter(todo)
     workers: List[_Worker] = []
     try:
@@ -251,13 +316,13 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
                 item = next(items, None)  # one more worker while work waits
                 if item is None:
                     break
-                workers.append(_Worker(context))
+                workers.append(_Worker())
                 workers[-1].give(item, timeout)
             busy = [w for w in workers if w.item is not None]
             if not busy:
                 return
             left = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-            ready = wait([w.connection for w in busy] + [w.process.sentinel for w in busy],
+            ready = wait({w.connection for w in busy} | {w.process.sentinel for w in busy},
                          timeout=left)
             for worker in busy:
                 path = worker.item[0]
@@ -270,9 +335,10 @@ def _isolated(todo: Iterable, jobs: int, timeout: float, on_result) -> None:
                         worker.item = None
                         on_result(path, result)
                         continue
-                if worker.process.sentinel in ready or worker.connection in ready or \
-                        time.monotonic() >= worker.deadline:
-                    crashed = not worker.process.is_alive()
+                crashed = worker.process.sentinel in ready or worker.connection in ready
+                if crashed or time.monotonic() >= worker.deadline:
+                    if crashed:
+                        worker.process.join(5)  # reaped: its exit code is known
                     code = worker.process.exitcode
                     worker.stop(kill=True)
                     workers.remove(worker)

@@ -574,8 +574,10 @@ class Estimator:
                 hooks_run.context.request_stop()
             hooks_run.after_run(out.get("hooks", {}))
             if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
-                # under a strategy TF 1.15 logged the mirrored step as read before the update
-                logged = step_value - 1 if program.strategy is not None else step_value
+                # under a strategy (one replica too) TF 1.15 logged the step read before
+                # the update
+                distributed = getattr(self._config, "train_distribute", None) is not None
+                logged = step_value - 1 if distributed else step_value
                 if iteration:
                     _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], logged,
                               time.time() - started)
