@@ -125,3 +125,63 @@ def test_a_dataset_method_is_graph_code_on_the_first_run_too():
     assert "shims.GraphProgram(build_graph)" in first and "disable_eager_execution" not in first, first
     assert 'program.run("iterator_initializer")' in first
     assert transform(first, rules).new_source is None
+
+
+# where libcst declares a node's fields in another order than the source has them
+SOURCE_ORDERS = """
+@tf.function(autograph=False)
+def f(a, /, b: int = g(c), *args, d=h(e), **kw) -> tf.Tensor:
+    y = p(q, kw=r(s)) if t(u) else v(w)
+    try:
+        pass
+    except Error(x) as err:
+        z = m(err)
+    match k(n):
+        case [o, *rest] if cond(o):
+            call(o)
+    return y
+
+
+class C(Base(tf.Module), metaclass=Meta(i)):
+    value = compute(j)
+"""
+
+
+def test_the_read_only_walk_visits_as_libcst_visits():
+    """``cstutil.walk`` (TFM501's analysis, NameReads) calls a visitor's visit_X/leave_X
+    for every expression and statement in the order libcst's visit() does, and a visit_X
+    returning False skips that node's children, as libcst skips them."""
+    import glob
+    import os
+
+    import libcst as cst
+
+    from migrate.codemod.cstutil import walk
+
+    kinds = ("Name", "Call", "Attribute", "FunctionDef", "ClassDef", "With", "For", "Lambda",
+             "ListComp", "Assign", "Arg", "SimpleStatementLine", "Subscript")
+
+    class Record(cst.CSTVisitor):
+        def __init__(self):
+            super().__init__()
+            self.events = []
+
+        def on_visit(self, node):
+            if type(node).__name__ in kinds:
+                self.events.append(("visit", id(node)))
+            return not isinstance(node, cst.Lambda)  # pruned: nothing under a lambda
+
+        def on_leave(self, node):
+            if type(node).__name__ in kinds:
+                self.events.append(("leave", id(node)))
+
+    here = os.path.dirname(__file__)
+    sources = sorted(glob.glob(os.path.join(here, "fixtures", "TFM501", "*.in.py")))[:12]
+    assert sources
+    for path in sources + [SOURCE_ORDERS]:
+        text = open(path, encoding="utf-8").read() if path is not SOURCE_ORDERS else path
+        module = cst.parse_module(text)
+        theirs, ours = Record(), Record()
+        module.visit(theirs)
+        walk(module, ours)
+        assert len(ours.events) > 50 and ours.events == theirs.events, path

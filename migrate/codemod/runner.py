@@ -261,8 +261,11 @@ def _start():
     elif sys.platform == "linux" and _threads() == 1:
         context = multiprocessing.get_context("fork")
     else:
-        process = _Interpreter()
-        return process, process.connection
+        try:
+            process = _Interpreter()
+            return process, process.connection
+        except OSError:  # no interpreter to start (an embedded Python): fork as before
+            context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     parent, child = context.Pipe()
     process = context.Process(target=_serve, args=(child,), daemon=True)
     process.start()

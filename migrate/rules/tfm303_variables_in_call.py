@@ -5,7 +5,7 @@ from typing import Optional
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import NameReads, code
+from migrate.codemod.cstutil import NameReads, code, walk
 from migrate.codemod.keras_weights import (
     add_weight,
     is_variable_call,
@@ -156,7 +156,7 @@ class Scale(tf.keras.layers.Layer):
         if variable_arguments(node) is None:
             return "tf.Variable arguments that add_weight cannot carry"
         reads = _Inputs(inputs)
-        node.visit(reads)
+        walk(node, reads)
         if reads.bad_inputs:
             return f"its value uses {inputs} itself, not only {inputs}.shape"
         locals_ = local_names(func) - {owner, inputs}

@@ -6,7 +6,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, fresh_name
+from migrate.codemod.cstutil import code, fresh_name, walk
 from migrate.codemod.rule import Finding
 
 from .plan import Plan
@@ -233,7 +233,7 @@ class Converter:
                     found.append(node)
 
         for stmt in stmts:
-            stmt.visit(Find())
+            walk(stmt, Find())
         if not found:
             raise _Blocked("an initializer run or close() inside an expression")
         return found[0]

@@ -6,6 +6,7 @@ from typing import Optional
 
 import libcst as cst
 
+from migrate.codemod.cstutil import walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS
 
 from .plan import Plan
@@ -231,5 +232,5 @@ class Detect:
                 if node.attr.value in attrs and id(node) not in inside:
                     found.append(node.attr.value)
 
-        self.ctx.module.visit(Find())
+        walk(self.ctx.module, Find())
         return found[0] if found else None

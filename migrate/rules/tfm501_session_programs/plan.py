@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, nodes_of
+from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
@@ -738,7 +738,7 @@ class Planner:
                     assigns[node.targets[0].target.value].append(node.value)
 
             def visit_Arg(self, node):  # `feed_dict=feed_dict`: the keyword is no use
-                node.value.visit(self)
+                walk(node.value, self)
                 return False
 
             def visit_Name(self, node):
@@ -746,7 +746,7 @@ class Planner:
                     seen[node.value] += 1
 
         for scope in scopes:
-            scope.visit(Scan())
+            walk(scope, Scan())
         found, reads = {}, set()
         for name, count in uses.items():
             values = assigns[name]

@@ -6,7 +6,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.cstutil import NameReads, nodes_of
+from migrate.codemod.cstutil import NameReads, nodes_of, walk
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
@@ -255,16 +255,8 @@ def _function_locals(node: cst.FunctionDef, self_name: Optional[str]) -> Set[str
 
 
 def _ids(node) -> Set[int]:
-    """The ids of a node and everything under it."""
-    found: Set[int] = set()
-
-    class Walk(cst.CSTVisitor):
-        def on_visit(self, n) -> bool:
-            found.add(id(n))
-            return True
-
-    node.visit(Walk())
-    return found
+    """The ids of a node and every expression and statement under it."""
+    return {id(n) for n in nodes_of(node, cst.CSTNode)}
 
 
 def _method_args(call: cst.Call):
@@ -299,7 +291,7 @@ def _collect_one(node, self_name: Optional[str]) -> _Collect:
     if hit is not None and hit[0] is node:
         return hit[1]
     visitor = _Collect(self_name)
-    node.visit(visitor)
+    walk(node, visitor)
     _FOUND[(id(node), self_name)] = (node, visitor)
     return visitor
 
