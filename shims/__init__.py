@@ -20,7 +20,7 @@ the other is one ImportError naming both. ``shims.legacy_layer``, ``LegacyLayer`
 
 Imports inside functions: the runtime of one Keras generation (``shims._layer``, which
 imports tf_keras, or ``shims._layer3``), loaded when the process's generation is known;
-``shims.contrib``, ``queues``, ``summary`` and ``deterministic_random`` on first use
+``shims.cluster``, ``contrib``, ``queues``, ``summary`` and ``deterministic_random`` on first use
 (``shims.contrib`` is tf-slim, which needs tf_keras, also in a Keras 3 process).
 """
 from __future__ import annotations
@@ -61,7 +61,7 @@ from shims import estimator
 __all__ = [
     "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
     "SingularMonitoredSession", "Supervisor",
-    "contrib", "estimator", "queues",
+    "cluster", "contrib", "estimator", "queues",
     "deterministic_random", "dropout", "op_name",
     "get_or_create_layer", "keras_generation", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "require_keras", "track_tf1_style_variables", "tracked_variables",
@@ -73,13 +73,13 @@ _TRUE = ("1", "true", "True")
 
 def __getattr__(name: str):
     """The layer runtime of the process's Keras generation; ``shims.contrib`` (it loads
-    tf-slim), ``shims.queues`` and ``shims.summary`` are imported on first use."""
+    tf-slim), ``shims.cluster``, ``shims.queues`` and ``shims.summary`` are imported on first use."""
     if name in _BY_GENERATION:
         runtime = "shims._layer" if keras_generation() == 2 else "shims._layer3"
         return getattr(importlib.import_module(runtime), name)
     if name == "deterministic_random":
         return importlib.import_module("shims._random").deterministic_random
-    if name in ("contrib", "queues", "summary"):
+    if name in ("cluster", "contrib", "queues", "summary"):
         return importlib.import_module(f"shims.{name}")
     raise AttributeError(f"module 'shims' has no attribute {name!r}")
 

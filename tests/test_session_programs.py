@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -539,6 +540,88 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
     assert proc.returncode == 0, proc.stderr[-3000:]
     step, before, after = [float(v) for v in proc.stdout.split("RESUMED", 1)[1].split()]
     assert step == 20 and after < before and "SAME_W True" in proc.stdout, proc.stdout
+
+
+LOST_PS = CLUSTER.replace("import sys\n", "import sys\nimport time\n").replace(
+    'for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):',
+    'parser.add_argument("--last_step", type=int, default=20)\n'
+    '    for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):').replace(
+    "checkpoint_dir=FLAGS.log_dir,", "checkpoint_dir=FLAGS.log_dir, save_checkpoint_steps=5,").replace(
+    "last_step=20", "last_step=FLAGS.last_step").replace(
+    "            while not sess.should_stop():",
+    "            print(\"START\", sess.run(global_step), flush=True)\n"
+    "            while not sess.should_stop():\n                time.sleep(0.02)")
+
+
+def _latest(log_dir):
+    """The checkpoint TF's ``checkpoint`` file names (tf.train.latest_checkpoint, read here)."""
+    state = log_dir / "checkpoint"
+    if not state.exists():
+        return None
+    found = re.search(r'^model_checkpoint_path: "(.*)"$', state.read_text(), re.M)
+    return found and os.path.join(str(log_dir), found.group(1))
+
+
+def _task(python, source, hosts, *flags, env):
+    return subprocess.Popen([python, str(source), *hosts, *flags], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_from(tmp_path):
+    """#27: on TF 1.15 and on TF 2.21 alike, a chief whose parameter server died waits for it
+    for ever (measured: still waiting after 100 s). Migrated, the server is
+    shims.cluster.Server: the chief stops within seconds of TFM_LOST_TASK_SECONDS with one
+    error naming the lost task and its last checkpoint, and a restarted job (a new
+    parameter server and chief) resumes from that checkpoint's step and finishes. A second
+    upgrade of the migrated program changes nothing (its hooks stay TF's own)."""
+    (tmp_path / "cluster.py").write_text(LOST_PS)
+    migrate(tmp_path / "cluster.py", tmp_path / "out")
+    source = tmp_path / "out" / "cluster.py"
+    assert "shims.cluster.Server(" in source.read_text()
+    assert "tf.compat.v1.train.StopAtStepHook" in source.read_text()
+    again = cli("upgrade", source, "--no-diff", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    log_dir = tmp_path / "logs"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", TFM_LOST_TASK_SECONDS="4")
+    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
+        env.pop(key, None)
+
+    def run_job(last_step, kill_ps_at=None):
+        hosts = ["--ps_hosts=localhost:%d" % _free_port(), "--worker_hosts=localhost:%d" % _free_port(),
+                 "--log_dir=%s" % log_dir, "--last_step=%d" % last_step]
+        ps = _task(sys.executable, source, hosts, "--job_name=ps", env=env)
+        chief = _task(sys.executable, source, hosts, "--job_name=worker", "--task_index=0", env=env)
+        try:
+            if kill_ps_at is not None:  # once the chief has written a checkpoint past that step
+                deadline = time.monotonic() + 240
+                while time.monotonic() < deadline and chief.poll() is None:
+                    latest = _latest(log_dir)
+                    if latest and int(latest.rsplit("-", 1)[1]) >= kill_ps_at:
+                        break
+                    time.sleep(0.2)
+                ps.kill()
+            out, err = chief.communicate(timeout=240)  # a hang fails here, not in CI's limit
+        finally:
+            for task in (ps, chief):
+                task.kill()
+                task.communicate()
+        return chief.returncode, out, err
+
+    code, out, err = run_job(100000, kill_ps_at=10)
+    assert code == 1, (code, out[-2000:], err[-3000:])
+    error = [line for line in err.splitlines() if line.startswith("tf-migrate: ")]
+    assert len(error) == 1 and "/job:ps/task:0 (localhost:" in error[0], err[-3000:]
+    assert "TFM_LOST_TASK_SECONDS=4" in error[0] and "restart the job" in error[0]
+    checkpoint = error[0].rsplit("the last checkpoint this task wrote is ", 1)[1].strip()
+    step = int(checkpoint.rsplit("-", 1)[1])
+    assert step >= 10 and os.path.exists(checkpoint + ".index"), error[0]
+    assert _latest(log_dir) == checkpoint
+    # the restarted job: a new parameter server and chief, the same checkpoint directory
+    code, out, err = run_job(step + 10)
+    assert code == 0, err[-3000:]
+    assert out.split()[:2] == ["START", str(step)], out[-2000:]
+    assert len(out.split("LOSSES", 1)[1].split()) == 10
+    assert _latest(log_dir).endswith("model.ckpt-%d" % (step + 10))
 
 
 RESUME = '''"""One process, no cluster: the chief's checkpoint restored, training goes on."""

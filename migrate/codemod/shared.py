@@ -161,16 +161,17 @@ def is_graph_switch(ctx, stmt) -> bool:
 
 
 def in_graph_mode(ctx) -> bool:
-    """Does the code being visited run in TF1 graph mode: the module, or a function that
-    encloses it, switches graph mode on as a statement of its own body? There TF1's
-    functional layers are right as they are (their variables, UPDATE_OPS and dropout
-    streams are TF1's); Keras objects are for eager code."""
+    """Does the code being visited run in TF1 graph mode: the module, or a block that
+    encloses it (a function's body, an ``if`` or ``elif`` branch: TFM501 switches a program
+    kept in graph mode on where it starts), switches graph mode on as a statement of its
+    own? There TF1's functional layers are right as they are (their variables, UPDATE_OPS
+    and dropout streams are TF1's); Keras objects are for eager code."""
     if ctx.facts.graph_mode is None:
         ctx.facts.graph_mode = any(is_graph_switch(ctx, s) for s in ctx.module.body)
     if ctx.facts.graph_mode:
         return True
-    return any(isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock)
-               and any(is_graph_switch(ctx, s) for s in node.body.body) for node in ctx.stack)
+    return any(type(node) is cst.IndentedBlock and any(is_graph_switch(ctx, s) for s in node.body)
+               for node in ctx.stack)
 
 
 # -- TF1 Dataset iterator methods (TFM109 rewrites them, TFM501 reads them as graph code) --

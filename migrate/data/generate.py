@@ -34,7 +34,7 @@ OWNED_BY_RULES = ("tf.layers.", "tf.contrib.", "tf.enable_eager_execution", "tf.
                   "tf.estimator.", "tf.train.SessionRunHook", "tf.train.LoggingTensorHook",
                   "tf.train.StopAtStepHook", "tf.train.SessionRunArgs", "tf.train.SessionRunContext",
                   "tf.train.SessionRunValues", "tf.train.CheckpointSaverHook", "tf.train.NanTensorHook",
-                  "tf.train.NanLossDuringTrainingError")
+                  "tf.train.NanLossDuringTrainingError", "tf.train.Server")
 
 
 def _tf2_object(tf, name):

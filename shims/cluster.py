@@ -1,0 +1,132 @@
+"""TF1 cluster programs (between-graph replication) on TF 2: ``tf.train.Server`` without the
+wait for ever.
+
+A program migrated from TF 1.15 that keeps its cluster (``tf.train.ClusterSpec``,
+``replica_device_setter``, ``MonitoredTrainingSession(master=server.target)``) runs on TF 2's
+``tf.distribute.Server`` as it ran on TF 1.15's, with one difference: on both, a worker
+whose parameter server died waits for it for ever, inside a session call that never returns. ``Server`` here watches for that: when the
+program's main thread has not moved for ``TFM_LOST_TASK_SECONDS`` (60 unless set) while
+another task of the cluster refused connections for as long, the task stops with one error
+line naming the lost task and the last checkpoint this process wrote, and exit status 1, so
+a cluster manager's restart policy starts the job again from that checkpoint. A task that
+comes back in time (restarted by the manager) lets TF's own recovery go on, as in TF 1.15.
+``TFM_LOST_TASK_SECONDS=0`` waits for ever, as TF 1.15 did. A parameter server (``job_name
+"ps"``) is not watched: it serves until it is stopped, as on TF 1.15.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from typing import List, Optional, Tuple
+
+import tensorflow as tf
+
+__all__ = ["Server", "lost_task_seconds"]
+
+DEFAULT_SECONDS = 60.0
+_PROBE_SECONDS = 2.0  # how long one connection attempt may take
+
+
+def lost_task_seconds() -> float:
+    """``TFM_LOST_TASK_SECONDS``: how long a task may be both stuck and without another task
+    before it stops (0: never, TF 1.15's wait)."""
+    raw = os.environ.get("TFM_LOST_TASK_SECONDS", "")
+    try:
+        seconds = float(raw) if raw.strip() else DEFAULT_SECONDS
+    except ValueError:
+        raise ValueError(f"TFM_LOST_TASK_SECONDS={raw!r} is not a number of seconds") from None
+    if seconds < 0 or seconds != seconds:
+        raise ValueError(f"TFM_LOST_TASK_SECONDS={raw!r}: give 0 (wait for ever) or more seconds")
+    return seconds
+
+
+class Server(tf.distribute.Server):
+    """``tf.train.Server`` (TF 2's ``tf.distribute.Server``, the same arguments), whose task
+    stops with an error when it would wait for ever on a lost task (see the module)."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
+                 config=None, start=True):
+        seconds = lost_task_seconds()  # a bad value is an error before the server starts
+        super().__init__(server_or_cluster_def, job_name=job_name, task_index=task_index,
+                         protocol=protocol, config=config, start=start)
+        definition = self.server_def
+        own = (definition.job_name, definition.task_index)
+        tasks = [(job.name, index, address) for job in definition.cluster.job
+                 for index, address in sorted(job.tasks.items()) if (job.name, index) != own]
+        if seconds and own[0] != "ps" and tasks:  # the graph the program builds (each thread
+            graph = tf.compat.v1.get_default_graph()  # has its own default graph in TF 2)
+            _Watch(tasks, seconds, threading.main_thread().ident, graph).start()
+
+
+def _reachable(address: str) -> bool:
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=_PROBE_SECONDS):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def _last_checkpoint(graph) -> Optional[str]:
+    """The newest checkpoint a saver of ``graph`` (a monitored session's) wrote in this process."""
+    try:
+        savers = graph.get_collection(tf.compat.v1.GraphKeys.SAVERS)
+    except Exception:  # the graph is being changed by the main thread: say nothing
+        return None
+    written = [path for saver in savers for path in getattr(saver, "last_checkpoints", ())]
+    return written[-1] if written else None
+
+
+class _Watch(threading.Thread):
+    """Stops the process when its main thread has been stuck (the same frame at the same
+    instruction) while another task refused connections, both for ``seconds``."""
+
+    def __init__(self, tasks: List[Tuple[str, int, str]], seconds: float, main: Optional[int], graph):
+        super().__init__(name="tf-migrate lost-task watch", daemon=True)
+        self._tasks, self._seconds, self._main, self._graph = tasks, seconds, main, graph
+        self._interval = min(1.0, seconds / 4)
+
+    def run(self) -> None:
+        held, still_since = None, time.monotonic()  # held: keeps the frame's id from reuse
+        down_since = {}
+        while True:
+            time.sleep(self._interval)
+            now = time.monotonic()
+            frame = sys._current_frames().get(self._main)
+            if frame is None:
+                return  # the main thread has ended
+            mark = (frame, frame.f_lasti)
+            if held is None or mark[0] is not held[0] or mark[1] != held[1]:
+                held, still_since, down_since = mark, now, {}
+                continue
+            del frame, mark
+            if now - still_since < self._interval * 2:
+                continue  # probe only a main thread that waits
+            for task in self._tasks:
+                if _reachable(task[2]):
+                    down_since.pop(task, None)
+                else:
+                    down_since.setdefault(task, time.monotonic())
+            lost = [task for task, since in down_since.items() if now - since >= self._seconds]
+            if lost and now - still_since >= self._seconds:
+                self._stop(lost, now - still_since)
+
+    def _stop(self, lost, waited: float) -> None:
+        names = ", ".join(f"/job:{job}/task:{index} ({address})" for job, index, address in lost)
+        checkpoint = _last_checkpoint(self._graph)
+        resume = (f"the last checkpoint this task wrote is {checkpoint}" if checkpoint
+                  else "the job resumes from the chief's last checkpoint")
+        message = (f"tf-migrate: this task has waited {waited:.0f} s on {names}, which no longer accepts "
+                   f"connections: stopping instead of waiting for ever (TFM_LOST_TASK_SECONDS="
+                   f"{self._seconds:g}); restart the job: {resume}\n")
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                if stream is sys.stderr:
+                    stream.write(message)
+                stream.flush()
+            except Exception:  # a closed stream: the exit status still says it
+                pass
+        os._exit(1)
