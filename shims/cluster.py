@@ -3,18 +3,25 @@ wait for ever.
 
 A program migrated from TF 1.15 that keeps its cluster (``tf.train.ClusterSpec``,
 ``replica_device_setter``, ``MonitoredTrainingSession(master=server.target)``) runs on TF 2's
-``tf.distribute.Server`` as it ran on TF 1.15's, with one difference: on both, a worker
-whose parameter server died waits for it for ever, inside a session call that never returns. ``Server`` here watches for that: when the
-program's main thread has not moved for ``TFM_LOST_TASK_SECONDS`` (60 unless set) while
-another task of the cluster refused connections for as long, the task stops with one error
-line naming the lost task and the last checkpoint this process wrote, and exit status 1, so
-a cluster manager's restart policy starts the job again from that checkpoint. A task that
-comes back in time (restarted by the manager) lets TF's own recovery go on, as in TF 1.15.
-``TFM_LOST_TASK_SECONDS=0`` waits for ever, as TF 1.15 did. A parameter server (``job_name
-"ps"``) is not watched: it serves until it is stopped, as on TF 1.15.
+``tf.distribute.Server`` as it ran on TF 1.15's, with one difference: on both, a worker whose
+parameter server died waits for it for ever, inside a session call that never returns.
+``Server`` here watches for that: when the program's main thread has not moved for
+``TFM_LOST_TASK_SECONDS`` (60 unless set) while another task of the cluster refused
+connections for as long, the task stops with one error line naming the lost task and the
+last checkpoint this process wrote, and exit status 1, so a cluster manager's restart policy
+starts the job again from that checkpoint. A task that comes back in time (restarted by the
+manager) lets TF's own recovery go on, as in TF 1.15. ``TFM_LOST_TASK_SECONDS=0`` waits for
+ever, as TF 1.15 did. A parameter server (``job_name "ps"``) is not watched: it serves until
+it is stopped, as on TF 1.15.
+
+``tf_config_flag`` lets such a program take its cluster from ``TF_CONFIG``, as cluster
+managers set it, where it took flags (``--ps_hosts``, ``--worker_hosts``, ``--job_name``,
+``--task_index``): the migrated flags default to what ``TF_CONFIG`` says, and flags given on
+the command line still win.
 """
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -24,7 +31,7 @@ from typing import List, Optional, Tuple
 
 import tensorflow as tf
 
-__all__ = ["Server", "lost_task_seconds"]
+__all__ = ["CLUSTER_FLAGS", "Server", "lost_task_seconds", "tf_config_flag"]
 
 DEFAULT_SECONDS = 60.0
 _PROBE_SECONDS = 2.0  # how long one connection attempt may take
@@ -130,3 +137,38 @@ class _Watch(threading.Thread):
             except Exception:  # a closed stream: the exit status still says it
                 pass
         os._exit(1)
+
+
+# the flags TF 1.x's distributed guide gave every task of a cluster program, and what a
+# cluster manager's TF_CONFIG says of each (its chief, or master, is worker 0 there)
+CLUSTER_FLAGS = ("ps_hosts", "worker_hosts", "job_name", "task_index")
+
+
+def tf_config_flag(name: str, default):
+    """The default of a TF1 cluster program's flag ``name`` (``--ps_hosts``,
+    ``--worker_hosts``, ``--job_name``, ``--task_index``) from ``TF_CONFIG``, as Kubernetes
+    training operators and managed training services set it; ``default`` when
+    ``TF_CONFIG`` is not set. A flag given on the command line still wins. TF_CONFIG's
+    ``chief`` (or ``master``) task is worker 0, its workers follow; a ``ps`` task is job
+    ``ps``; any other task type (an ``evaluator``) keeps its type as the job name."""
+    if name not in CLUSTER_FLAGS:
+        raise ValueError(f"tf_config_flag: {name!r} is not one of {', '.join(CLUSTER_FLAGS)}")
+    raw = os.environ.get("TF_CONFIG", "").strip()
+    if not raw:
+        return default
+    try:
+        config = json.loads(raw)
+        cluster, task = config.get("cluster") or {}, config.get("task") or {}
+        leaders = list(cluster.get("chief", ())) + list(cluster.get("master", ()))
+        kind, index = task.get("type"), int(task.get("index", 0))
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError(f"TF_CONFIG is not a cluster description ({exc}): {raw[:200]}") from None
+    if not cluster or kind is None:
+        return default  # a TF_CONFIG without a cluster or a task says nothing of this task
+    if name == "ps_hosts":
+        return ",".join(cluster.get("ps", ()))
+    if name == "worker_hosts":
+        return ",".join(leaders + list(cluster.get("worker", ())))
+    if name == "job_name":
+        return "worker" if kind in ("chief", "master") else kind
+    return index + len(leaders) if kind == "worker" else index

@@ -472,9 +472,11 @@ def main(_):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):
-        parser.add_argument("--" + flag, type=str, default="")
-    parser.add_argument("--task_index", type=int, default=0)
+    parser.add_argument("--ps_hosts", type=str, default="", help="comma-separated host:port pairs")
+    parser.add_argument("--worker_hosts", type=str, default="", help="comma-separated host:port pairs")
+    parser.add_argument("--job_name", type=str, default="", help="one of 'ps', 'worker'")
+    parser.add_argument("--task_index", type=int, default=0, help="index of the task within its job")
+    parser.add_argument("--log_dir", type=str, default="")
     FLAGS, unparsed = parser.parse_known_args()
     tf.app.run(main=main, argv=[sys.argv[0]] + unparsed)
 '''
@@ -489,19 +491,28 @@ def _free_port():
         return s.getsockname()[1]
 
 
-def _on_localhost(python, source, log_dir):
+def _on_localhost(python, source, log_dir, tf_config=False):
     """A parameter server and one worker (the chief) on loopback ports: the chief's output.
-    The server never returns by itself (`server.join()`); it is killed once the chief ends."""
-    hosts = ["--ps_hosts=localhost:%d" % _free_port(), "--worker_hosts=localhost:%d" % _free_port(),
-             "--log_dir=%s" % log_dir]
+    The server never returns by itself (`server.join()`); it is killed once the chief ends.
+    The cluster is given as TF 1.x's flags, or with ``tf_config`` as a cluster manager gives
+    it: ``TF_CONFIG`` alone, with a ``chief`` task."""
+    ps_host, chief_host = "localhost:%d" % _free_port(), "localhost:%d" % _free_port()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
+    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR", "TF_CONFIG"):
         env.pop(key, None)
-    ps = subprocess.Popen([python, str(source), *hosts, "--job_name=ps"], env=env,
+    hosts, tasks = ["--ps_hosts=" + ps_host, "--worker_hosts=" + chief_host], {}
+    ps_flags, chief_flags = ["--job_name=ps"], ["--job_name=worker", "--task_index=0"]
+    if tf_config:
+        cluster = {"chief": [chief_host], "ps": [ps_host]}
+        tasks = {kind: dict(env, TF_CONFIG=json.dumps({"cluster": cluster, "task": {"type": kind, "index": 0}}))
+                 for kind in ("ps", "chief")}
+        hosts = ps_flags = chief_flags = []
+    hosts = hosts + ["--log_dir=%s" % log_dir]
+    ps = subprocess.Popen([python, str(source), *hosts, *ps_flags], env=tasks.get("ps", env),
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        chief = subprocess.run([python, str(source), *hosts, "--job_name=worker", "--task_index=0"],
-                               env=env, capture_output=True, text=True, timeout=300)
+        chief = subprocess.run([python, str(source), *hosts, *chief_flags], env=tasks.get("chief", env),
+                               capture_output=True, text=True, timeout=300)
     finally:
         ps.kill()
         ps.wait()
@@ -515,14 +526,18 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
     function. It stays in graph mode with a finding naming tf.distribute, and runs on a
     parameter server and a chief on localhost as on TF 1.15: the same losses, the chief's
     checkpoint at the last step; that checkpoint loads in a single-process program (migrated
-    to eager), which goes on training from the chief's step."""
+    to eager), which goes on training from the chief's step. The migrated program takes its
+    cluster from TF_CONFIG alone (TFM121), the TF 1.15 run from its flags (the next test
+    gives the migrated program flags)."""
     (tmp_path / "cluster.py").write_text(CLUSTER)
     done = migrate(tmp_path / "cluster.py", tmp_path / "out")
     assert "a program on a TF1 cluster (tf.train.replica_device_setter, master=server.target)" in done.stdout
     assert "MultiWorkerMirroredStrategy or ParameterServerStrategy" in done.stdout
-    assert "tf.compat.v1.disable_eager_execution()" in (tmp_path / "out" / "cluster.py").read_text()
+    migrated = (tmp_path / "out" / "cluster.py").read_text()
+    assert "tf.compat.v1.disable_eager_execution()" in migrated
+    assert migrated.count("default=shims.cluster.tf_config_flag(") == 4
     want = _on_localhost(tf1_python, tmp_path / "cluster.py", tmp_path / "tf1")
-    got = _on_localhost(sys.executable, tmp_path / "out" / "cluster.py", tmp_path / "tf2")
+    got = _on_localhost(sys.executable, tmp_path / "out" / "cluster.py", tmp_path / "tf2", tf_config=True)
     assert want.split()[0] == got.split()[0] == "LOSSES" and len(want.split()) == len(got.split()) == 21
     np.testing.assert_allclose([float(v) for v in got.split()[1:]], [float(v) for v in want.split()[1:]],
                                rtol=1e-5, atol=1e-6)
@@ -543,9 +558,9 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
 
 
 LOST_PS = CLUSTER.replace("import sys\n", "import sys\nimport time\n").replace(
-    'for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):',
-    'parser.add_argument("--last_step", type=int, default=20)\n'
-    '    for flag in ("ps_hosts", "worker_hosts", "job_name", "log_dir"):').replace(
+    'parser.add_argument("--log_dir", type=str, default="")',
+    'parser.add_argument("--log_dir", type=str, default="")\n'
+    '    parser.add_argument("--last_step", type=int, default=20)').replace(
     "checkpoint_dir=FLAGS.log_dir,", "checkpoint_dir=FLAGS.log_dir, save_checkpoint_steps=5,").replace(
     "last_step=20", "last_step=FLAGS.last_step").replace(
     "            while not sess.should_stop():",

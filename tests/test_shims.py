@@ -366,3 +366,40 @@ def test_summary_file_writer_works_eagerly(tmp_path):
     assert logged == [(3, "loss", 0.25), (4, "loss", 0.25)]
     with pytest.raises(ValueError):
         shims.summary.FileWriter(str(tmp_path), session=object())
+
+
+@pytest.mark.parametrize("config, want", [
+    # a Kubernetes operator's cluster: the chief is worker 0, the workers follow
+    ({"cluster": {"chief": ["c:1"], "worker": ["w0:1", "w1:1"], "ps": ["p0:1", "p1:1"]},
+      "task": {"type": "worker", "index": 1}}, ("p0:1,p1:1", "c:1,w0:1,w1:1", "worker", 2)),
+    ({"cluster": {"chief": ["c:1"], "worker": ["w0:1"], "ps": ["p0:1"]}, "task": {"type": "chief", "index": 0}},
+     ("p0:1", "c:1,w0:1", "worker", 0)),
+    ({"cluster": {"master": ["m:1"], "worker": ["w0:1"], "ps": ["p0:1"]}, "task": {"type": "ps", "index": 0}},
+     ("p0:1", "m:1,w0:1", "ps", 0)),
+    # workers only (Ray Train, TFJob without parameter servers); an evaluator keeps its type
+    ({"cluster": {"worker": ["w0:1", "w1:1"]}, "task": {"type": "worker", "index": 1}}, ("", "w0:1,w1:1", "worker", 1)),
+    ({"cluster": {"chief": ["c:1"]}, "task": {"type": "evaluator", "index": 0}}, ("", "c:1", "evaluator", 0)),
+    # no TF_CONFIG, or one without a cluster: the program's own defaults
+    (None, ("D", "D", "D", "D")),
+    ({"task": {"type": "worker", "index": 3}}, ("D", "D", "D", "D")),
+])
+def test_cluster_flags_default_to_what_tf_config_says(monkeypatch, config, want):
+    """#27, TFM121: a TF1 cluster program's --ps_hosts, --worker_hosts, --job_name and
+    --task_index default to TF_CONFIG as cluster managers set it."""
+    if config is None:
+        monkeypatch.delenv("TF_CONFIG", raising=False)
+    else:
+        monkeypatch.setenv("TF_CONFIG", json.dumps(config))
+    got = tuple(shims.cluster.tf_config_flag(name, "D") for name in shims.cluster.CLUSTER_FLAGS)
+    assert got == want
+
+
+def test_a_bad_tf_config_or_flag_name_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv("TF_CONFIG", "{not json")
+    with pytest.raises(ValueError, match="TF_CONFIG is not a cluster description"):
+        shims.cluster.tf_config_flag("ps_hosts", "")
+    with pytest.raises(ValueError, match="'log_dir' is not one of ps_hosts"):
+        shims.cluster.tf_config_flag("log_dir", "")
+    monkeypatch.setenv("TFM_LOST_TASK_SECONDS", "soon")
+    with pytest.raises(ValueError, match="TFM_LOST_TASK_SECONDS='soon' is not a number"):
+        shims.cluster.lost_task_seconds()
