@@ -577,18 +577,31 @@ def _latest(log_dir):
     return found and os.path.join(str(log_dir), found.group(1))
 
 
-def _task(python, source, hosts, *flags, env):
-    return subprocess.Popen([python, str(source), *hosts, *flags], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+def _task(python, source, hosts, *flags, env, log):
+    """One task of a cluster on localhost, its output in files (a full pipe would block it)."""
+    with open(str(log) + ".out", "w") as out, open(str(log) + ".err", "w") as err:
+        return subprocess.Popen([python, str(source), *hosts, *flags], env=env, stdout=out, stderr=err)
+
+
+def _until_checkpoint(log_dir, step, chief):
+    """Waits until the chief has written a checkpoint at ``step`` or later (or has ended)."""
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and chief.poll() is None:
+        latest = _latest(log_dir)
+        if latest and int(latest.rsplit("-", 1)[1]) >= step:
+            return
+        time.sleep(0.2)
 
 
 def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_from(tmp_path):
     """#27: on TF 1.15 and on TF 2.21 alike, a chief whose parameter server died waits for it
-    for ever (measured: still waiting after 100 s). Migrated, the server is
-    shims.cluster.Server: the chief stops within seconds of TFM_LOST_TASK_SECONDS with one
-    error naming the lost task and its last checkpoint, and a restarted job (a new
-    parameter server and chief) resumes from that checkpoint's step and finishes. A second
-    upgrade of the migrated program changes nothing (its hooks stay TF's own)."""
+    for ever (measured: still waiting after 50 s). Migrated, the server is
+    shims.cluster.Server: a worker killed mid-run does not stop the chief (asynchronous
+    training goes on without it, as on TF 1.15), the parameter server killed later stops it
+    within seconds of TFM_LOST_TASK_SECONDS with one error naming the lost task and its
+    last checkpoint, and a restarted job (a new parameter server and chief) resumes from
+    that checkpoint's step and finishes. A second upgrade of the migrated program changes
+    nothing (its hooks stay TF's own)."""
     (tmp_path / "cluster.py").write_text(LOST_PS)
     migrate(tmp_path / "cluster.py", tmp_path / "out")
     source = tmp_path / "out" / "cluster.py"
@@ -601,35 +614,38 @@ def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_fro
     for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
         env.pop(key, None)
 
-    def run_job(last_step, kill_ps_at=None):
-        hosts = ["--ps_hosts=localhost:%d" % _free_port(), "--worker_hosts=localhost:%d" % _free_port(),
+    def run_job(last_step, workers=1, kill_worker_at=None, kill_ps_at=None):
+        hosts = ["--ps_hosts=localhost:%d" % _free_port(),
+                 "--worker_hosts=" + ",".join("localhost:%d" % _free_port() for _ in range(workers)),
                  "--log_dir=%s" % log_dir, "--last_step=%d" % last_step]
-        ps = _task(sys.executable, source, hosts, "--job_name=ps", env=env)
-        chief = _task(sys.executable, source, hosts, "--job_name=worker", "--task_index=0", env=env)
+        logs = tmp_path / ("job%d" % len(list(tmp_path.glob("job*"))))
+        logs.mkdir()
+        tasks = [_task(sys.executable, source, hosts, "--job_name=ps", env=env, log=logs / "ps")]
+        tasks += [_task(sys.executable, source, hosts, "--job_name=worker", "--task_index=%d" % i, env=env,
+                        log=logs / ("worker%d" % i)) for i in range(workers)]
+        chief = tasks[1]
         try:
-            if kill_ps_at is not None:  # once the chief has written a checkpoint past that step
-                deadline = time.monotonic() + 240
-                while time.monotonic() < deadline and chief.poll() is None:
-                    latest = _latest(log_dir)
-                    if latest and int(latest.rsplit("-", 1)[1]) >= kill_ps_at:
-                        break
-                    time.sleep(0.2)
-                ps.kill()
-            out, err = chief.communicate(timeout=240)  # a hang fails here, not in CI's limit
+            if kill_worker_at is not None:  # asynchronous training goes on without it
+                _until_checkpoint(log_dir, kill_worker_at, chief)
+                tasks[2].kill()
+            if kill_ps_at is not None:
+                _until_checkpoint(log_dir, kill_ps_at, chief)
+                tasks[0].kill()
+            chief.wait(timeout=240)  # a hang fails here, not in CI's limit
         finally:
-            for task in (ps, chief):
+            for task in tasks:
                 task.kill()
-                task.communicate()
-        return chief.returncode, out, err
+                task.wait()
+        return chief.returncode, (logs / "worker0.out").read_text(), (logs / "worker0.err").read_text()
 
-    code, out, err = run_job(100000, kill_ps_at=10)
+    code, out, err = run_job(100000, workers=2, kill_worker_at=5, kill_ps_at=15)
     assert code == 1, (code, out[-2000:], err[-3000:])
     error = [line for line in err.splitlines() if line.startswith("tf-migrate: ")]
     assert len(error) == 1 and "/job:ps/task:0 (localhost:" in error[0], err[-3000:]
     assert "TFM_LOST_TASK_SECONDS=4" in error[0] and "restart the job" in error[0]
     checkpoint = error[0].rsplit("the last checkpoint this task wrote is ", 1)[1].strip()
     step = int(checkpoint.rsplit("-", 1)[1])
-    assert step >= 10 and os.path.exists(checkpoint + ".index"), error[0]
+    assert step >= 15 and os.path.exists(checkpoint + ".index"), error[0]
     assert _latest(log_dir) == checkpoint
     # the restarted job: a new parameter server and chief, the same checkpoint directory
     code, out, err = run_job(step + 10)

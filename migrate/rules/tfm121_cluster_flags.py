@@ -1,4 +1,5 @@
 """TFM121: a TF1 cluster program's flags (`--ps_hosts`, `--job_name`, ...) default to TF_CONFIG."""
+import re
 from typing import List, Optional, Tuple
 
 import libcst as cst
@@ -15,8 +16,19 @@ DEFINES = ("DEFINE_string", "DEFINE_integer", "DEFINE_int")
 SHIM = "shims.cluster.tf_config_flag"
 
 
+# TF1's form of a hosts flag: comma-separated host:port pairs (what TF_CONFIG's lists become)
+HOSTS = re.compile(r"[^\s,\[\]'\"]+(,[^\s,\[\]'\"]+)*")
+
+
 def _literal(node: cst.BaseExpression) -> Optional[str]:
     return node.evaluated_value if isinstance(node, cst.SimpleString) else None
+
+
+def _other_form(flag: str, default: Optional[cst.BaseExpression]) -> bool:
+    """A hosts flag whose literal default is not TF1's ``host:port,host:port`` (a Python
+    list the program evaluates, say): TF_CONFIG's hosts would not parse there."""
+    text = _literal(default) if default is not None else None
+    return flag.endswith("_hosts") and bool(text) and HOSTS.fullmatch(text) is None
 
 
 class ClusterFlags(Rule):
@@ -33,7 +45,9 @@ become `shims.cluster.tf_config_flag(name, default)`: what `TF_CONFIG` says of t
 (its chief is worker 0, its workers follow, as those programs assumed), or the old default
 where `TF_CONFIG` is not set. A flag given on the command line still wins, so the
 program starts as before, or from `TF_CONFIG` alone. `tf.app.flags`/absl `DEFINE_*` and
-argparse's `add_argument` are rewritten; flags made in a loop or another module are not.
+argparse's `add_argument` are rewritten; flags made in a loop or another module are not,
+and where a hosts flag's default has another form (a Python list the program evaluates), the
+program's cluster flags stay as they are and that is reported.
 """
     before = """
 import tensorflow as tf
@@ -80,8 +94,16 @@ cluster = tf.train.ClusterSpec({"ps": tf.app.flags.FLAGS.ps_hosts.split(",")})
     def leave_Module(self, node: cst.Module) -> None:
         if not self._cluster:
             return
-        for call, flag, at in self._flags:
-            if at is not None and code(call.args[at].value).startswith(SHIM):
+        flags = [(call, flag, at, call.args[at].value if at is not None else None)
+                 for call, flag, at in self._flags]
+        odd = [(call, flag, default) for call, flag, _, default in flags if _other_form(flag, default)]
+        for call, flag, default in odd:  # one cluster from two sources is worse than none
+            self.report(call, f"--{flag}'s default {code(default)} is not TF 1.x's comma-separated "
+                              "host:port list, so TF_CONFIG's hosts cannot go there and this program's "
+                              "cluster flags stay as they are: pass them from TF_CONFIG in the task's "
+                              "command (docs/distributed.md)")
+        for call, flag, at, default in [] if odd else flags:
+            if default is not None and code(default).startswith(SHIM):
                 continue  # a second run
             finding = self.report(call, f"--{flag} of a TF1 cluster program defaults to what TF_CONFIG says "
                                         f"of this task ({SHIM}); a --{flag} given still wins")
