@@ -40,6 +40,11 @@ server = shims.cluster.Server(cluster, job_name="worker", task_index=0)
 """
 
     def check(self, node) -> None:
+        name = self.ctx.v1(node) or ""
+        if name != SERVER and not name.startswith(SERVER + "."):
+            return  # (tf.train.ServerDef is TF2's too)
+        while isinstance(node, cst.Attribute) and self.ctx.v1(node) != SERVER:
+            node = node.value  # tf.train.Server.create_local_server(): the class is renamed
         if self.ctx.v1(node) != SERVER:
             return
         finding = self.report(node, f"{SERVER} is shims.cluster.Server: TF 2's tf.distribute.Server, stopping "
