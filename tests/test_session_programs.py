@@ -166,6 +166,54 @@ def test_the_graph_switch_follows_the_tensorflow_import(tmp_path, tf1_python):
     equivalent(tf1_python, tmp_path / "src" / "late.py", tmp_path / "out" / "late.py")
 
 
+BRANCHED_SESSION = '''import os
+import tempfile
+import numpy as np
+import tensorflow as tf
+''' + DATA + '''
+
+def main(_):
+    existing = os.environ.get("EXISTING_SERVER")
+    with tf.device("/cpu:0"):
+        global_step = tf.Variable(0, name="global_step", trainable=False)
+        x = tf.placeholder(tf.float32, [None, 3])
+        y = tf.placeholder(tf.float32, [None, 1])
+        w = tf.Variable(tf.zeros([3, 1]), name="w")
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=global_step)
+        sv = tf.train.Supervisor(is_chief=True, logdir=tempfile.mkdtemp(), init_op=tf.global_variables_initializer(),
+                                 recovery_wait_secs=1, global_step=global_step)
+        if existing:
+            sess = sv.prepare_or_wait_for_session("grpc://" + existing)
+        else:
+            sess = sv.prepare_or_wait_for_session("")
+        for _ in range(5):
+            _, step, value = sess.run([train_op, global_step, loss], feed_dict={x: X, y: Y})
+            print("step %d loss %.6f" % (step, value))
+        print("w", sess.run(w).ravel())
+        sv.stop()
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+
+
+def test_a_graph_built_above_a_branched_session_runs_in_graph_mode(tmp_path, tf1_python):
+    """TF 1.x's mnist_replica.py builds its graph in main() and makes its supervised
+    session in an if/else below it: the graph-mode switch went into the branch, after the
+    placeholders it had to precede (`tf.placeholder() is not compatible with eager
+    execution`). It goes at the start of main() now, and the program runs as on TF 1.15."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "branched.py").write_text(BRANCHED_SESSION)
+    done = migrate(tmp_path / "src" / "branched.py", tmp_path / "out")
+    assert "runs only in TF1 graph mode" not in done.stdout, done.stdout
+    lines = (tmp_path / "out" / "branched.py").read_text().splitlines()
+    assert lines[lines.index("def main(_):") + 1].strip() == "tf.compat.v1.disable_eager_execution()"
+    report = equivalent(tf1_python, tmp_path / "src" / "branched.py", tmp_path / "out" / "branched.py")
+    assert len(report["streams"]["printed"]["lines"]) >= 6
+
+
 LIBRARY = '''import tensorflow as tf
 
 

@@ -27,22 +27,24 @@ class GraphMode:
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
-            self._graph_mode_names(block, module)
-            if explicit:
+            block = self._graph_block(module, block)
+            self._graph_mode_names(block, module, variables=not explicit)
+            if explicit:  # (so is a second run's: its programs are converted or switched)
                 continue
             where = self._switch_place(module, block)
             if where is None or id(where[0]) in switched:
                 continue
             anchor, after = where
             switched.add(id(anchor))
-            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
-                                        " where the Session program starts) so it runs on TF2")
-            switch = cst.parse_statement(
-                f"{code(self.ctx.tf(finding, 'compat.v1.disable_eager_execution'))}()\n")
+            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution() "
+                                        "and disable_resource_variables() where the Session program "
+                                        "starts) so it runs on TF2 with TF1's graph and variables")
+            switch = [cst.parse_statement(f"{code(self.ctx.tf(finding, 'compat.v1.' + name))}()\n")
+                      for name in ("disable_eager_execution", "disable_resource_variables")]
             if after:
-                finding.insert_after(anchor, [switch])
+                finding.insert_after(anchor, switch)
             else:
-                finding.insert_before(anchor, [switch])
+                finding.insert_before(anchor, switch)
             if uses_keras(self.ctx.source):  # legacy Keras: tf.compat.v1.layers and
                 finding.add_import("import shims")  # Keras objects work in graph mode there
 
@@ -61,6 +63,8 @@ class GraphMode:
         seen, found = set(), []
         for node, functions in self._placeholders:  # recorded during the engine's walk
             owner = functions[-1] if functions else None
+            if id(owner if owner is not None else module) in self._switched_owners:
+                continue  # graph code under a switch _fallback placed
             if id(node) in self._programs or id(owner) in seen:
                 continue
             switched = [s for s in (*module.body, *(s for f in functions
@@ -83,13 +87,17 @@ class GraphMode:
                                   "tf.compat.v1.disable_eager_execution(), or move its graph into "
                                   "the program that runs it")
 
-    def _graph_mode_names(self, block, module: cst.Module) -> None:
+    def _graph_mode_names(self, block, module: cst.Module, variables: bool) -> None:
         """A program kept in graph mode keeps TF1's own objects where other rules made eager
         ones: functional ``tf.layers.*`` stay ``tf.compat.v1.layers.*`` (TFM201's Keras
         objects register no UPDATE_OPS, so batch norm's moving statistics never update, and
         draw other dropout masks), and ``tf.train.StopAtStepHook`` and the other hooks stay
         ``tf.compat.v1.train.*`` (TFM110's shims.estimator hooks are eager; TF's monitored
-        session cannot run them). The block, and the module-level functions it calls."""
+        session cannot run them). With ``variables`` (where this rule switches graph mode on,
+        with TF1's ref variables), ``tf.Variable`` is ``tf.compat.v1.Variable``: TF 2's is a
+        resource variable whatever the switch says, and a fetch of one updated in the same run
+        reads the old value (``sess.run([train_op, global_step])`` gave 0, 1, 2 where TF 1.15
+        gave 1, 2, 3). The block, and the module-level functions it calls."""
         called = {c.func.value for c in _collect(*block).calls if isinstance(c.func, cst.Name)}
         region = [*block, *(s for s in module.body if isinstance(s, cst.FunctionDef)
                             and s.name.value in called)]
@@ -116,6 +124,37 @@ class GraphMode:
                 continue
             finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
             finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
+        for call in _collect(*region).calls if variables else ():  # TF 2's tf.Variable: resource
+            if self.ctx.v1(call.func) == "tf.Variable" and "compat" not in code(call.func) \
+                    and id(call) not in self._kept_variables:  # (a region two programs share)
+                self._kept_variables.add(id(call))
+                finding = self.report(call.func, "tf.Variable is tf.compat.v1.Variable in a program kept in "
+                                                 "graph mode: TF1's variable (a fetch of it reads the "
+                                                 "value after the run's update, as on TF 1.15)")
+                finding.replace(call.func, self.ctx.tf(finding, "compat.v1.Variable"))
+
+    def _graph_block(self, module: cst.Module, block):
+        """The block whose start switches graph mode on for a program kept in graph mode:
+        its own, or, when placeholders of the function (or module) holding it are built
+        outside it (``sess = sv.prepare_or_wait_for_session(...)`` in an ``if`` branch under
+        the graph, as TF 1.x's mnist_replica.py does), that function's body (the module's
+        statements), unless a program converted to eager lives there too. Placeholders
+        there are then graph code this switch covers (``self._switched_owners``)."""
+        inside = set()
+        for stmt in block:
+            inside |= _ids(stmt)
+        owners = {}
+        for node, functions in self._placeholders:
+            owner = functions[-1] if functions else module
+            if id(node) in inside or id(node) in self._programs:
+                continue
+            if id(owner) not in owners:
+                owners[id(owner)] = (owner, _ids(owner) if owner is not module else None)
+            holder, ids = owners[id(owner)]
+            if (ids is None or id(block[0]) in ids) and not (ids and self._programs & ids):
+                self._switched_owners.add(id(holder))
+                return holder.body.body if ids is not None else module.body
+        return block
 
     def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
         """Where graph mode is switched on: (statement, after?). For a program at module
