@@ -188,8 +188,8 @@ def main(_):
         else:
             sess = sv.prepare_or_wait_for_session("")
         for _ in range(5):
-            _, step, value = sess.run([train_op, global_step, loss], feed_dict={x: X, y: Y})
-            print("step %d loss %.6f" % (step, value))
+            _, value = sess.run([train_op, loss], feed_dict={x: X, y: Y})
+            print("step %d loss %.6f" % (sess.run(global_step), value))
         print("w", sess.run(w).ravel())
         sv.stop()
 

@@ -553,6 +553,8 @@ class Estimator:
         """train()'s steps, as TF 1.15's MonitoredTrainingSession ran them; returns the last
         step and loss."""
         log_every = self._config.log_step_count_steps
+        # under a strategy (one replica too) TF 1.15 logged the step read before the update
+        read_before = int(getattr(self._config, "train_distribute", None) is not None)
         step_value, loss, started = start, None, time.time()
         iteration = 0
         for elements in _rounds(dataset, program):
@@ -574,10 +576,7 @@ class Estimator:
                 hooks_run.context.request_stop()
             hooks_run.after_run(out.get("hooks", {}))
             if log_every and iteration % log_every == 0:  # TF1: the first step, then every N
-                # under a strategy (one replica too) TF 1.15 logged the step read before
-                # the update
-                distributed = getattr(self._config, "train_distribute", None) is not None
-                logged = step_value - 1 if distributed else step_value
+                logged = step_value - read_before
                 if iteration:
                     _log.info("loss = %s, step = %d (%.3f sec)", out["loss"], logged,
                               time.time() - started)

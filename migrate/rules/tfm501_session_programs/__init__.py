@@ -112,7 +112,6 @@ print(program.run("loss", x=data))
         self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
         self._switched_owners: Set[int] = set()  # functions (the module) _fallback switched whole
-        self._kept_variables: Set[int] = set()  # tf.Variable calls it made TF1's
         try:
             self._blocks(list(node.body), node)
             self._fallback(node)

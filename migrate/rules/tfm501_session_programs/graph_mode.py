@@ -28,23 +28,22 @@ class GraphMode:
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
             block = self._graph_block(module, block)
-            self._graph_mode_names(block, module, variables=not explicit)
-            if explicit:  # (so is a second run's: its programs are converted or switched)
+            self._graph_mode_names(block, module)
+            if explicit:
                 continue
             where = self._switch_place(module, block)
             if where is None or id(where[0]) in switched:
                 continue
             anchor, after = where
             switched.add(id(anchor))
-            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution() "
-                                        "and disable_resource_variables() where the Session program "
-                                        "starts) so it runs on TF2 with TF1's graph and variables")
-            switch = [cst.parse_statement(f"{code(self.ctx.tf(finding, 'compat.v1.' + name))}()\n")
-                      for name in ("disable_eager_execution", "disable_resource_variables")]
+            finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
+                                        " where the Session program starts) so it runs on TF2")
+            switch = cst.parse_statement(
+                f"{code(self.ctx.tf(finding, 'compat.v1.disable_eager_execution'))}()\n")
             if after:
-                finding.insert_after(anchor, switch)
+                finding.insert_after(anchor, [switch])
             else:
-                finding.insert_before(anchor, switch)
+                finding.insert_before(anchor, [switch])
             if uses_keras(self.ctx.source):  # legacy Keras: tf.compat.v1.layers and
                 finding.add_import("import shims")  # Keras objects work in graph mode there
 
@@ -87,17 +86,13 @@ class GraphMode:
                                   "tf.compat.v1.disable_eager_execution(), or move its graph into "
                                   "the program that runs it")
 
-    def _graph_mode_names(self, block, module: cst.Module, variables: bool) -> None:
+    def _graph_mode_names(self, block, module: cst.Module) -> None:
         """A program kept in graph mode keeps TF1's own objects where other rules made eager
         ones: functional ``tf.layers.*`` stay ``tf.compat.v1.layers.*`` (TFM201's Keras
         objects register no UPDATE_OPS, so batch norm's moving statistics never update, and
         draw other dropout masks), and ``tf.train.StopAtStepHook`` and the other hooks stay
         ``tf.compat.v1.train.*`` (TFM110's shims.estimator hooks are eager; TF's monitored
-        session cannot run them). With ``variables`` (where this rule switches graph mode on,
-        with TF1's ref variables), ``tf.Variable`` is ``tf.compat.v1.Variable``: TF 2's is a
-        resource variable whatever the switch says, and a fetch of one updated in the same run
-        reads the old value (``sess.run([train_op, global_step])`` gave 0, 1, 2 where TF 1.15
-        gave 1, 2, 3). The block, and the module-level functions it calls."""
+        session cannot run them). The block, and the module-level functions it calls."""
         called = {c.func.value for c in _collect(*block).calls if isinstance(c.func, cst.Name)}
         region = [*block, *(s for s in module.body if isinstance(s, cst.FunctionDef)
                             and s.name.value in called)]
@@ -124,14 +119,6 @@ class GraphMode:
                 continue
             finding = self.report(found.node, f"{name} is tf.compat.v1.{name[3:]} in TF2 {why}")
             finding.replace(node, self.ctx.tf(finding, "compat.v1." + name[3:]))
-        for call in _collect(*region).calls if variables else ():  # TF 2's tf.Variable: resource
-            if self.ctx.v1(call.func) == "tf.Variable" and "compat" not in code(call.func) \
-                    and id(call) not in self._kept_variables:  # (a region two programs share)
-                self._kept_variables.add(id(call))
-                finding = self.report(call.func, "tf.Variable is tf.compat.v1.Variable in a program kept in "
-                                                 "graph mode: TF1's variable (a fetch of it reads the "
-                                                 "value after the run's update, as on TF 1.15)")
-                finding.replace(call.func, self.ctx.tf(finding, "compat.v1.Variable"))
 
     def _graph_block(self, module: cst.Module, block):
         """The block whose start switches graph mode on for a program kept in graph mode:
