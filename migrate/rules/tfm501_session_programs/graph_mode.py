@@ -130,17 +130,24 @@ class GraphMode:
         inside = set()
         for stmt in block:
             inside |= _ids(stmt)
+        top = next(s for s in module.body if s is block[0] or id(block[0]) in _ids(s))
         owners = {}
         for node, functions in self._placeholders:
             owner = functions[-1] if functions else module
             if id(node) in inside or id(node) in self._programs:
                 continue
+            if owner is module:  # a block under a module-level statement, in a file
+                if not self._programs and not isinstance(top, (cst.FunctionDef, cst.ClassDef)) \
+                        and top is not block[0]:  # that converted no program
+                    self._switched_owners.add(id(module))
+                    return module.body
+                continue
             if id(owner) not in owners:
-                owners[id(owner)] = (owner, _ids(owner) if owner is not module else None)
-            holder, ids = owners[id(owner)]
-            if (ids is None or id(block[0]) in ids) and not (ids and self._programs & ids):
-                self._switched_owners.add(id(holder))
-                return holder.body.body if ids is not None else module.body
+                owners[id(owner)] = _ids(owner)
+            ids = owners[id(owner)]
+            if id(block[0]) in ids and not self._programs & ids:
+                self._switched_owners.add(id(owner))
+                return owner.body.body
         return block
 
     def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
