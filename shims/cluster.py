@@ -105,20 +105,18 @@ class _Watch(threading.Thread):
             frame = sys._current_frames().get(self._main)
             if frame is None:
                 return  # the main thread has ended
-            mark = (frame, frame.f_lasti)
-            if held is None or mark[0] is not held[0] or mark[1] != held[1]:
-                held, still_since, down_since = mark, now, {}
+            if held is None or frame is not held[0] or frame.f_lasti != held[1]:
+                held, still_since, down_since = (frame, frame.f_lasti), now, {}
                 continue
-            del frame, mark
             if now - still_since < self._interval * 2:
                 continue  # probe only a main thread that waits
-            for task in self._tasks:
+            for task in self._tasks:  # (a task is down since after the thread got stuck)
                 if _reachable(task[2]):
                     down_since.pop(task, None)
                 else:
                     down_since.setdefault(task, time.monotonic())
             lost = [task for task, since in down_since.items() if now - since >= self._seconds]
-            if lost and now - still_since >= self._seconds:
+            if lost:
                 self._stop(lost, now - still_since)
 
     def _stop(self, lost, waited: float) -> None:
@@ -129,13 +127,12 @@ class _Watch(threading.Thread):
         message = (f"tf-migrate: this task has waited {waited:.0f} s on {names}, which no longer accepts "
                    f"connections: stopping instead of waiting for ever (TFM_LOST_TASK_SECONDS="
                    f"{self._seconds:g}); restart the job: {resume}\n")
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                if stream is sys.stderr:
-                    stream.write(message)
-                stream.flush()
-            except Exception:  # a closed stream: the exit status still says it
-                pass
+        try:
+            sys.stdout.flush()  # what the program printed, then the reason
+            sys.stderr.write(message)
+            sys.stderr.flush()
+        except Exception:  # a closed stream: the exit status still says it
+            pass
         os._exit(1)
 
 

@@ -5,14 +5,14 @@ from typing import List, Optional, Tuple
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import arg, call, code, string_value
 from migrate.codemod.rule import Rule
 
 # the flags TF 1.x's distributed guide gave each task (shims.cluster.CLUSTER_FLAGS)
 CLUSTER_FLAGS = ("ps_hosts", "worker_hosts", "job_name", "task_index")
-# what makes a file a cluster program's (TFM120's shims.cluster.Server on a second run)
+# what makes a file a cluster program's (and, on a second run, TFM120's shims.cluster.Server)
 CLUSTER_CALLS = {"tf.train.ClusterSpec", "tf.train.Server", "tf.distribute.Server"}
-DEFINES = ("DEFINE_string", "DEFINE_integer", "DEFINE_int")
+DEFINES = ("DEFINE_string", "DEFINE_integer")
 SHIM = "shims.cluster.tf_config_flag"
 
 
@@ -20,14 +20,10 @@ SHIM = "shims.cluster.tf_config_flag"
 HOSTS = re.compile(r"[^\s,\[\]'\"]+(,[^\s,\[\]'\"]+)*")
 
 
-def _literal(node: cst.BaseExpression) -> Optional[str]:
-    return node.evaluated_value if isinstance(node, cst.SimpleString) else None
-
-
 def _other_form(flag: str, default: Optional[cst.BaseExpression]) -> bool:
     """A hosts flag whose literal default is not TF1's ``host:port,host:port`` (a Python
     list the program evaluates, say): TF_CONFIG's hosts would not parse there."""
-    text = _literal(default) if default is not None else None
+    text = string_value(default)
     return flag.endswith("_hosts") and bool(text) and HOSTS.fullmatch(text) is None
 
 
@@ -76,15 +72,15 @@ cluster = tf.train.ClusterSpec({"ps": tf.app.flags.FLAGS.ps_hosts.split(",")})
             self._cluster = True
         method = node.func.attr.value if isinstance(node.func, cst.Attribute) else \
             node.func.value if isinstance(node.func, cst.Name) else None
-        if method in DEFINES and node.args and _literal(node.args[0].value) in CLUSTER_FLAGS:
-            flag = _literal(node.args[0].value)
+        if method in DEFINES and node.args and string_value(node.args[0].value) in CLUSTER_FLAGS:
+            flag = string_value(node.args[0].value)
             at = next((i for i, a in enumerate(node.args) if a.keyword and a.keyword.value == "default"), None)
             if at is None and len(node.args) > 1 and node.args[1].keyword is None:
                 at = 1
             if at is not None:
                 self._flags.append((node, flag, at))
         elif method == "add_argument":
-            names = [_literal(a.value) for a in node.args if a.keyword is None]
+            names = [string_value(a.value) for a in node.args if a.keyword is None]
             flag = next((n[2:] for n in names if n and n[2:] in CLUSTER_FLAGS and n.startswith("--")), None)
             if flag is not None:
                 at = next((i for i, a in enumerate(node.args) if a.keyword and a.keyword.value == "default"),
@@ -111,20 +107,14 @@ cluster = tf.train.ClusterSpec({"ps": tf.app.flags.FLAGS.ps_hosts.split(",")})
             finding.replace(call, lambda updated, flag=flag, at=at: _defaulted(updated, flag, at))
 
 
-def _defaulted(call: cst.Call, flag: str, at: Optional[int]) -> cst.Call:
-    """``call`` with its default (None for argparse's when it has none) read from TF_CONFIG."""
-    args = list(call.args)
+def _defaulted(node: cst.Call, flag: str, at: Optional[int]) -> cst.Call:
+    """``node`` with its default (None for argparse's when it has none) read from TF_CONFIG."""
+    args = list(node.args)
     old = args[at].value if at is not None else cst.Name("None")
-    value = cst.parse_expression(f"{SHIM}({flag!r})").with_changes(
-        args=[cst.Arg(cst.SimpleString(f'"{flag}"'),
-                      comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Arg(old)])
+    value = call(cst.parse_expression(SHIM), [arg(cst.SimpleString(f'"{flag}"')), arg(old)])
     if at is not None:
         args[at] = args[at].with_changes(value=value)
-    else:
-        last = args[-1]
-        if last.comma is cst.MaybeSentinel.DEFAULT:
-            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        args.append(cst.Arg(value, keyword=cst.Name("default"),
-                            equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
-                                                  whitespace_after=cst.SimpleWhitespace(""))))
-    return call.with_changes(args=args)
+        return node.with_changes(args=args)
+    if args[-1].comma is cst.MaybeSentinel.DEFAULT:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    return node.with_changes(args=[*args, arg(value, "default")])

@@ -122,32 +122,28 @@ class GraphMode:
 
     def _graph_block(self, module: cst.Module, block):
         """The block whose start switches graph mode on for a program kept in graph mode:
-        its own, or, when placeholders of the function (or module) holding it are built
-        outside it (``sess = sv.prepare_or_wait_for_session(...)`` in an ``if`` branch under
-        the graph, as TF 1.x's mnist_replica.py does), that function's body (the module's
-        statements), unless a program converted to eager lives there too. Placeholders
-        there are then graph code this switch covers (``self._switched_owners``)."""
+        its own, or, when placeholders of the function holding it are built outside it
+        (``sess = sv.prepare_or_wait_for_session(...)`` in an ``if`` branch under the graph,
+        as TF 1.x's mnist_replica.py does), that function's body, unless a program converted
+        to eager lives there too. For a block under a module-level statement (not a def or a
+        class) with such placeholders at module level, the module's statements, in a file
+        that converted no program. Placeholders there are then graph code this switch
+        covers (``self._switched_owners``)."""
         inside = set()
         for stmt in block:
             inside |= _ids(stmt)
-        top = next(s for s in module.body if s is block[0] or id(block[0]) in _ids(s))
         owners = {}
         for node, functions in self._placeholders:
             owner = functions[-1] if functions else module
             if id(node) in inside or id(node) in self._programs:
                 continue
-            if owner is module:  # a block under a module-level statement, in a file
-                if not self._programs and not isinstance(top, (cst.FunctionDef, cst.ClassDef)) \
-                        and top is not block[0]:  # that converted no program
-                    self._switched_owners.add(id(module))
-                    return module.body
-                continue
             if id(owner) not in owners:
-                owners[id(owner)] = _ids(owner)
+                owners[id(owner)] = _ids(owner) if owner is not module else None
             ids = owners[id(owner)]
-            if id(block[0]) in ids and not self._programs & ids:
+            if ids is None and not self._programs and _under_statement(module, block[0]) \
+                    or ids is not None and id(block[0]) in ids and not self._programs & ids:
                 self._switched_owners.add(id(owner))
-                return owner.body.body
+                return module.body if ids is None else owner.body.body
         return block
 
     def _switch_place(self, module: cst.Module, block) -> Optional[tuple]:
@@ -173,6 +169,14 @@ class GraphMode:
             if top is binding or id(binding) in _ids(top):
                 inside = top
         return (inside, True) if inside is not None else None
+
+
+def _under_statement(module: cst.Module, first) -> bool:
+    """Is ``first`` inside a module-level statement that is neither a def nor a class?"""
+    if any(s is first for s in module.body):
+        return False
+    top = next(s for s in module.body if id(first) in _ids(s))
+    return not isinstance(top, (cst.FunctionDef, cst.ClassDef))
 
 
 def _makes_default(node: cst.With) -> bool:
