@@ -62,6 +62,18 @@ def _check_devices(strategy) -> None:
             "(tf.config.set_logical_device_configuration)")
 
 
+def tower_devices(count: int):
+    """The devices ``count`` towers run on as replicas: the first ``count`` GPUs, else
+    ``count`` logical CPU devices; None when this machine has fewer (or one tower)."""
+    if count < 2:
+        return None
+    for kind in ("GPU", "CPU"):
+        devices = [d.name for d in tf.config.list_logical_devices(kind)]
+        if len(devices) >= count:
+            return devices[:count]
+    return None
+
+
 @contextlib.contextmanager
 def _same_initial_values(strategy):
     """Every component of a mirrored variable made while a step is traced starts from the

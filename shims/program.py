@@ -107,6 +107,23 @@ _BUILDING = _Building()
 _REPLICA_SCOPE = re.compile(r"^replica_\d+(/|$)")
 
 
+def towers(ids) -> list:
+    """The iterations of a TF1 tower loop (``for i in range(num_gpus):``) this replica runs:
+    all of them, except in a program :meth:`GraphProgram.on_towers` running them as a
+    strategy's replicas, where replica i runs tower ``ids[i]`` alone."""
+    ids = list(ids)
+    program = _BUILDING.program
+    if program is None or not program.towers:
+        return ids
+    context = tf.distribute.get_replica_context()
+    if context is None or context.num_replicas_in_sync == 1:
+        return ids
+    if len(ids) != context.num_replicas_in_sync:
+        raise ValueError(f"the tower loop runs {len(ids)} towers, but the program was put on "
+                         f"{context.num_replicas_in_sync} (on_towers): give both the same count")
+    return [ids[int(tf.get_static_value(context.replica_id_in_sync_group))]]
+
+
 def _slot_naming(create, name_at: int):
     """A TF1 optimizer names a slot ``<primary's TF1 name>/<op name>`` (``W/Adam``,
     ``Variable_1/Adam_1``). In the step graph every unnamed primary is ``Variable``, so
@@ -395,6 +412,7 @@ class GraphProgram(tf.Module):
         state.scale_loss = False  # TF1 Estimator's rule for v1 optimizers under a strategy
         state.loss_scaled = False  # a v1 optimizer divided the replicas' losses (the latest trace)
         state.shadows = {}      # id(on-read variable) -> (it, the plain variable saved for it)
+        state.towers = 0        # a tower loop's count, when its towers are the replicas (on_towers)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -616,6 +634,34 @@ class GraphProgram(tf.Module):
         self._state.strategy, self._state.scale_loss = strategy, bool(scale_loss)
         return self
 
+    def on_towers(self, count: int, average: bool = True) -> "GraphProgram":
+        """Run a TF1 multi-tower program's towers as the replicas of a
+        ``tf.distribute.MirroredStrategy``: ``for i in shims.towers(range(count)):`` in
+        ``build`` then runs, in replica i, only tower i, and the hand-written combination of
+        the towers' gradients is the strategy's (``average``: each replica's loss is divided
+        by ``count`` and the replicas' gradients summed, their mean, as a TF1
+        ``average_gradients`` took it; else their sum). Every replica is fed the same
+        values (the global batch, which each tower slices as in TF1) and :meth:`run`
+        returns the last tower's values, as a TF1 name bound in the loop held the last
+        tower's. The replicas are the first ``count`` GPUs, else ``count`` logical CPU
+        devices; a machine with fewer runs every tower in one replica, as TF1's
+        ``allow_soft_placement`` put them all on the devices it had. A name one tower alone
+        builds (``if i == 0:``) is None in the other replicas; :meth:`run` reads it from
+        the replica that built it. Call it before the program is built."""
+        count = int(count)
+        if count < 1:
+            raise ValueError(f"on_towers: {count} towers (the tower loop's count must be at least 1)")
+        devices = _replicas.tower_devices(count)
+        self._state.towers = count
+        if devices is not None:
+            self.on_strategy(tf.distribute.MirroredStrategy(devices), scale_loss=average)
+        return self
+
+    @property
+    def towers(self) -> int:
+        """The number of towers running as replicas (:meth:`on_towers`), else 0."""
+        return self._state.towers if self._state.strategy is not None else 0
+
     @property
     def strategy(self):
         """The strategy given to :meth:`on_strategy`, or None."""
@@ -780,10 +826,13 @@ class GraphProgram(tf.Module):
         (a name, or a list/tuple/dict of them); feeds are parameter values. Returns
         numpy values in the structure of ``fetches`` (``None`` for ops). A program
         :meth:`on_strategy` runs every replica on these feeds and returns the first
-        replica's values (a hook reading a variable or a step counter)."""
+        replica's values (a hook reading a variable or a step counter); one
+        :meth:`on_towers`, each value from the last replica that built it (the last
+        tower's, or the one tower's that alone built it: None in the others)."""
         if self._state.strategy is not None:
             replicas = _replicas.local_replicas(self._state.strategy)
-            return self.run_replicas(fetches, [feeds] * replicas)[0]
+            outs = self.run_replicas(fetches, [feeds] * replicas)
+            return _last_built(outs) if self._state.towers else outs[0]
         names = tuple(feeds)
         key = (_freeze(fetches), names)
         step = self._state.concrete.get(key)
@@ -998,6 +1047,18 @@ def _unpack(out, fetches, op_names):
         return {k: _unpack(out[k], v, op_names) for k, v in fetches.items()}
     values = [_unpack(o, f, op_names) for o, f in zip(out, fetches)]
     return tuple(values) if isinstance(fetches, tuple) else values
+
+
+def _last_built(outs: list):
+    """Each fetched value from the last replica whose value is not None (a tower program's
+    replicas: a name one tower alone built is None in the others)."""
+    last = outs[-1]
+    if isinstance(last, Mapping):
+        return {k: _last_built([out[k] for out in outs]) for k in last}
+    if isinstance(last, (list, tuple)):
+        values = [_last_built([out[i] for out in outs]) for i in range(len(last))]
+        return tuple(values) if isinstance(last, tuple) else values
+    return next((out for out in reversed(outs) if out is not None), None)
 
 
 def _numpy(value):

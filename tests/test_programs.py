@@ -319,3 +319,61 @@ def test_slim_by_assignment_migrates_and_equals_tf_1_15(tmp_path, tf1_python):
     report = json.loads(proc.stdout)
     assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
     assert report["variables"]
+
+
+PROBE = """
+import os, runpy, sys
+runpy.run_path(os.environ["SOURCE"], run_name="__main__")
+import shims.program
+for program in shims.program._PROGRAMS:
+    strategy = program.strategy
+    print("PROGRAM", type(strategy).__name__, strategy.num_replicas_in_sync if strategy else 1,
+          program.towers, sorted({type(v).__name__ for v in program.variables}))
+"""
+
+
+def test_a_tower_loop_runs_as_mirrored_strategy_replicas_and_equals_tf_1_15(tmp_path, tf1_python):
+    """The multi-GPU tower form (towers_mirrored.py: CIFAR-10's trainer, on two virtual CPU
+    devices) becomes one MirroredStrategy replica per tower: the tower loop runs the
+    replica's own tower, its device scope goes, the variables are mirrored, and the losses,
+    the first tower's accuracy (built by that tower alone, `if i == 0:`) and the final
+    variables equal TF 1.15's. A combining function that sums the towers'
+    gradients is honoured too (the strategy sums instead of averaging); a loop that also
+    collects the towers' losses keeps every tower in one graph, as before."""
+    legacy = os.path.join(SUITE, "towers_mirrored.py")
+    source = open(legacy).read()
+    summed = source.replace("grad = tf.reduce_mean(tf.concat(axis=0, values=grads), 0)",
+                            "grad = tf.add_n([tf.squeeze(g, 0) for g in grads])")
+    assert summed != source
+    losses = source.replace("tower_grads.append(grads)",
+                            "tower_grads.append(grads)\n                tower_losses.append(loss)"
+                            ).replace("tower_grads = []", "tower_grads = []\ntower_losses = []")
+    runs = {}
+    for name, text in (("averaged", source), ("summed", summed), ("losses", losses)):
+        (tmp_path / name).mkdir()
+        original = tmp_path / name / "towers.py"
+        original.write_text(text)
+        out = cli("upgrade", original, "--outtree", tmp_path / name / "out", "--no-cache")
+        assert out.returncode in (0, 1), out.stderr
+        migrated = tmp_path / name / "out" / "towers.py"
+        again = cli("upgrade", migrated, "--check", "--no-cache")
+        assert again.returncode == 0, again.stdout + again.stderr
+        findings = cli("upgrade", original, "--diff", "--no-cache").stdout
+        runs[name] = (original, migrated, migrated.read_text(), findings)
+    averaged, summed_code, kept = runs["averaged"][2], runs["summed"][2], runs["losses"][2]
+    assert ".on_towers(NUM_GPUS)" in averaged and "for i in shims.towers(range(NUM_GPUS)):" in averaged
+    assert "accuracy = None  # built by one tower" in averaged
+    assert "/gpu:" not in averaged and "MirroredStrategy replicas" in runs["averaged"][3]
+    assert ".on_towers(NUM_GPUS, average=False)" in summed_code
+    assert "on_towers" not in kept and "shims.towers" not in kept and "/gpu:%d" in kept
+    probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=600,
+                           env=dict(os.environ, SOURCE=str(runs["averaged"][1])))
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert "PROGRAM MirroredStrategy 2 2 ['MirroredVariable']" in probe.stdout, probe.stdout[-2000:]
+    for name in ("averaged", "summed"):
+        original, migrated = runs[name][:2]
+        proc = verify_program(tf1_python, original, migrated, "--format", "json")
+        report = json.loads(proc.stdout)
+        assert report["tf1"]["real"] and report["ok"], (name, report["first_difference"])
+        assert {v["name"] for v in report["variables"]} >= {"w1", "b2", "global_step"}
+    assert runs["averaged"][2] != runs["summed"][2]

@@ -1,7 +1,8 @@
 """TFM501: graph-then-Session programs -> eager TF2 (shims.GraphProgram).
 
 The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
-into a :class:`~.plan.Plan` (or says what blocks it), ``convert`` rewrites it, and
+into a :class:`~.plan.Plan` (or says what blocks it), ``convert`` rewrites it (and
+``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
 the names and node readers they share."""
 from __future__ import annotations
@@ -18,9 +19,10 @@ from .detect import Detect
 from .graph_mode import GraphMode, _makes_default
 from .plan import Planner
 from .syntax import PLACEHOLDERS, reset_collect_cache
+from .towers import Towers
 
 
-class SessionPrograms(Detect, Planner, Converter, GraphMode, Rule):
+class SessionPrograms(Detect, Planner, Converter, Towers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -46,6 +48,13 @@ converts the program, in a module or a function body, to eager TF2:
   `tf.Session(graph=g)`, also as `self.graph`) loses the graph and its block; functions
   the session is passed to (`train(sess, steps)`) get the program in its place; a new
   session that first restores the Saver's checkpoint continues on the program.
+- a multi-GPU tower loop (`for i in range(num_gpus): with tf.device('/gpu:%d' % i): ...`,
+  each tower's `compute_gradients` collected, averaged or summed by a function of the
+  module, then applied) runs one tower per `tf.distribute.MirroredStrategy` replica:
+  `for i in shims.towers(range(num_gpus)):` without the tower's device scope, and the
+  program `.on_towers(num_gpus)`, where the strategy combines the replicas' gradients as
+  the function did. A loop that collects anything else of every tower keeps all towers in
+  one graph (which TF 2 runs as TF1 did).
 
 Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
 session passed elsewhere, a graph name rebound later, a monitored session, ...), the

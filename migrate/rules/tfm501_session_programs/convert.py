@@ -10,6 +10,7 @@ from migrate.codemod.cstutil import code, fresh_name, walk
 from migrate.codemod.rule import Finding
 
 from .plan import Plan
+from .towers import TowerLoop, on_replicas
 from .syntax import (
     CONVERTED_MONITORED,
     GRAPH_SEEDS,
@@ -34,13 +35,23 @@ class Converter:
         """Build function + GraphProgram in place of the session; its uses rewired."""
         ctx = self.ctx
         anchor = stmts[session_at]
+        moved = self._moved(stmts, plan)
+        towers = None
+        if not plan.self_name and not plan.monitored and plan.supervisor is None:
+            graph = [stmts[i] for i in moved]
+            towers = self._tower_loop(graph, _collect(*graph).binds)
+        kept = f"; its towers stay in one graph ({towers})" if isinstance(towers, str) else ""
+        towers = towers if isinstance(towers, TowerLoop) else None
+        on_towers = f".on_towers({towers.count}{'' if towers.average else ', average=False'})" \
+            if towers else ""
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
-                                      "by a function run as tf.function steps (shims.GraphProgram)")
+                                      "by a function run as tf.function steps (shims.GraphProgram)"
+                              + (f"; its towers run as tf.distribute.MirroredStrategy replicas "
+                                 f"({on_towers[1:]})" if towers else kept))
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
         program = f"{plan.self_name}.{program_name}" if plan.self_name else program_name
-        moved = self._moved(stmts, plan)
         # each graph expression a run fetches gets a graph name of the build function
         exprs = {id(call): [(expr, fresh_name(ctx, _fetched_name(expr))) for expr in found]
                  for call in plan.runs if (found := plan.fetch_exprs.get(id(call)))}
@@ -53,7 +64,7 @@ class Converter:
                      *plan.hoisted]:  # graph code written in the session block joins the graph
             finding.remove(stmt)
         definition = self._definition(finding, stmts, plan, moved, build, program,
-                                      isinstance(owner, cst.Module), exprs)
+                                      isinstance(owner, cst.Module), exprs, towers, on_towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
@@ -113,9 +124,11 @@ class Converter:
                 fetched.append(key)
         return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
 
-    def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs):
+    def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs,
+                    towers: Optional[TowerLoop] = None, on_towers: str = ""):
         """A callable making ``def build(...): <graph code>; return {...}`` and the
-        ``program = shims.GraphProgram(build, ...)`` line (from the rewritten statements)."""
+        ``program = shims.GraphProgram(build, ...)`` line (from the rewritten statements);
+        a tower loop runs as replicas (``.on_towers(count)``, see ``towers``)."""
         self_name = plan.self_name
         tf_expr = code(self.ctx.tf(finding, ""))
         params = [_plain(k) for k in plan.placeholders]
@@ -132,11 +145,13 @@ class Converter:
         captured = self._captured  # the fetched expressions as the other fixes left them
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
-                        f"{''.join(', ' + s for s in specs)})\n")
+                        f"{''.join(', ' + s for s in specs)}){on_towers}\n")
 
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]
             body += _as_moved(facts, [stmts[i] for i in moved])
+            if towers:
+                body = on_replicas(body, towers)
             body += _as_moved(facts, plan.hoisted)
             body += [cst.parse_statement(f"{name} = {code(captured.get(id(expr), expr))}\n")
                      for found in exprs.values() for expr, name in found]

@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, nodes_of, walk
+from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
@@ -210,7 +210,7 @@ class Planner:
         found = []
         for call in _collect(*stmts).calls:
             name = self._call_name(call)
-            if name in CLUSTER:
+            if name in CLUSTER and not _local_setter(name, call):
                 found.append(name)
         session = stmts[session_at]
         call = session.items[0].item if isinstance(session, cst.With) else _value(session)
@@ -822,6 +822,19 @@ def _scaffold_fields(call: cst.Call) -> None:
     if extra:
         raise _Blocked(f"a tf.train.Scaffold given {', '.join(extra)} (the eager monitored "
                        "session honours init_fn and saver)")
+
+
+def _local_setter(name: str, call: cst.Call) -> bool:
+    """``replica_device_setter(ps_device='/cpu:0', worker_device='/gpu:%d' % i, ps_tasks=1)``,
+    as multi-GPU trainers pin a tower's variables to this machine's CPU: no cluster (no
+    ``cluster`` argument, a parameter device without a ``/job:``)."""
+    if name != "tf.train.replica_device_setter":
+        return False
+    args = {a.keyword.value if a.keyword else ("ps_tasks", "ps_device", "worker_device", "merge_devices",
+                                               "cluster")[min(i, 4)]: a.value
+            for i, a in enumerate(call.args)}
+    ps_device = string_value(args.get("ps_device"))
+    return "cluster" not in args and ps_device is not None and "/job:" not in ps_device
 
 
 def _saver(plan: Plan, key: str, call: cst.Call) -> None:

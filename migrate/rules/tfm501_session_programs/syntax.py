@@ -57,7 +57,8 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
                "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state",
                "tf.train.ChiefSessionCreator"}
-PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_")
+PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_",
+                       "tf.config.")  # tf.config: the process's devices and threads, set before any graph
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
