@@ -111,12 +111,13 @@ def _local(value, replicas: int, strategy) -> list:
     return list(results) if len(results) == replicas else [results[0]] * replicas
 
 
-def replica_step(program, fetches, feeds, specs, reduce_loss=None):
+def replica_step(program, fetches, feeds, specs, reduce_loss=None, broadcast: bool = False):
     """The ``tf.function`` of one ``(fetches, feeds)`` combination: ``strategy.run`` on
     the program's build; returns one output structure per local replica. ``reduce_loss``:
     the key of a fetched loss every replica reports reduced across all of them (every
     worker's), as TF 1.15's Estimator reported it: their mean when a v1 optimizer divided
-    the losses, else their sum."""
+    the losses, else their sum. ``broadcast``: every replica takes the same values (a
+    tower program's global batch), passed as plain tensors."""
     strategy = program.strategy
     replicas = local_replicas(strategy)
 
@@ -139,7 +140,7 @@ def replica_step(program, fetches, feeds, specs, reduce_loss=None):
                 each[reduce_loss] = reduced
         return outs
 
-    signature = [_per_replica_spec(spec, replicas) for spec in specs]
+    signature = specs if broadcast else [_per_replica_spec(spec, replicas) for spec in specs]
     return tf.function(step_fn, input_signature=signature, autograph=False,
                        experimental_attributes={"_disable_acd": True})
 

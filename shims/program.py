@@ -317,9 +317,38 @@ def _keras3_updates(graph):
 
     Variable._direct_assign = _direct_assign
     try:
-        yield
+        from keras.src.layers.layer import Layer
+
+        with _layer_builds(Layer, graph):
+            yield
     finally:
         Variable._direct_assign = original
+
+
+@contextlib.contextmanager
+def _layer_builds(layer_class, graph):
+    """Keep the name scope and variable scope each Keras layer is first built in, in this
+    step graph (``_tf1_layer_key`` names its weights as TF1's ``tf.layers`` did)."""
+    original = layer_class._maybe_build
+
+    def _maybe_build(layer, arg):
+        if ops.get_default_graph() is not graph or layer.built:
+            return original(layer, arg)
+        builds = _BUILDING.__dict__.setdefault("keras_builds", [])
+        # TF1's own layers (tf.compat.v1.layers: tf_keras' legacy layers) make their
+        # variables in their variable scope, already TF1's names: None keeps them
+        legacy = getattr(layer, "_keras_style", True) is False
+        builds.append(None if legacy else (graph.get_name_scope(), tf.compat.v1.get_variable_scope().name))
+        try:
+            return original(layer, arg)
+        finally:
+            builds.pop()
+
+    layer_class._maybe_build = _maybe_build
+    try:
+        yield
+    finally:
+        layer_class._maybe_build = original
 
 
 @contextlib.contextmanager
@@ -346,7 +375,8 @@ def _tf_keras_updates(graph):
 
     layer_class.add_update = add_update
     try:
-        yield
+        with _layer_builds(layer_class, graph):
+            yield
     finally:
         layer_class.add_update = original
 
@@ -385,7 +415,9 @@ class GraphProgram(tf.Module):
 
     def __init__(self, build: Callable[..., Mapping[str, Any]], name: Optional[str] = None,
                  **params) -> None:
-        super().__init__(name=name or getattr(build, "__name__", "graph_program").strip("_") or None)
+        given = name or getattr(build, "__name__", "").strip("_")
+        # tf.Module names are identifiers: a lambda's "<lambda>" is not
+        super().__init__(name=given if given.isidentifier() else "graph_program")
         self._build = build
         state = self._state = _State()  # untracked bookkeeping (tf.Module would wrap dicts)
         state.params = dict(params)
@@ -458,7 +490,7 @@ class GraphProgram(tf.Module):
             else:
                 # a replica's copy of the build (see on_strategy) names its scope replica_<n>/
                 scope = _REPLICA_SCOPE.sub("", graph.get_name_scope())
-                key = f"{scope}/{base}" if scope else base
+                key = _tf1_layer_key(f"{scope}/{base}" if scope else base)
             slot = getattr(_BUILDING, "slot", None)
             if slot is not None and id(slot[0]) in self._state.key_of:
                 key = f"{self._state.key_of[id(slot[0])]}/{slot[1]}"
@@ -474,10 +506,18 @@ class GraphProgram(tf.Module):
             existing = self._by_name.get(key)
             if existing is not None:
                 return existing
-        variable = next_creator(**kwargs)
+        try:
+            variable = next_creator(**kwargs)
+        except tf.errors.InvalidArgumentError as exc:
+            if "Could not satisfy device specification" not in str(exc):
+                raise
+            # TF1's allow_soft_placement: a variable pinned to a device this machine lacks
+            # (a tower's /gpu:1 on a CPU machine) is made where TensorFlow places it
+            with tf.device(None):
+                variable = next_creator(**kwargs)
         if id(variable) not in self._state.collections:
             if key is None:  # made outside the step graph (the layer store, Keras): its own name
-                key = _name(variable)
+                key = _tf1_layer_key(_name(variable))
                 stem, n = key, 1
                 while key in self._by_name and self._by_name[key] is not variable:
                     key, n = f"{stem}_{n}", n + 1
@@ -593,8 +633,8 @@ class GraphProgram(tf.Module):
             return step
         specs = [self._state.specs[f] for f in feeds]
         if self._state.strategy is not None:
-            step = self._state.steps[key] = _replicas.replica_step(self, fetches, feeds, specs,
-                                                                   reduce_loss)
+            step = self._state.steps[key] = _replicas.replica_step(
+                self, fetches, feeds, specs, reduce_loss, broadcast=bool(self._state.towers))
             if not self._state.built:
                 self._state.graph = step.get_concrete_function().graph  # creates the variables
                 self._built()
@@ -682,8 +722,9 @@ class GraphProgram(tf.Module):
         ``reduce_loss``: the key (in a dict of fetches) of a loss to report reduced across
         all replicas, as TF 1.15's Estimator did: their mean when a v1 optimizer divided
         each replica's loss (``scale_loss``), else their sum."""
-        if self._state.strategy is None:
-            raise RuntimeError("run_replicas() is for a program on_strategy(); use run()")
+        if self._state.strategy is None or self._state.towers:
+            raise RuntimeError("run_replicas() is for a program on_strategy() (a tower program's "
+                               "replicas all take the same feeds: use run())")
         outs = _replicas.run_replicas(self, fetches, feeds, reduce_loss)
         return [_unpack(out, fetches, self._state.ops) for out in outs]
 
@@ -829,10 +870,9 @@ class GraphProgram(tf.Module):
         replica's values (a hook reading a variable or a step counter); one
         :meth:`on_towers`, each value from the last replica that built it (the last
         tower's, or the one tower's that alone built it: None in the others)."""
-        if self._state.strategy is not None:
+        if self._state.strategy is not None and not self._state.towers:
             replicas = _replicas.local_replicas(self._state.strategy)
-            outs = self.run_replicas(fetches, [feeds] * replicas)
-            return _last_built(outs) if self._state.towers else outs[0]
+            return self.run_replicas(fetches, [feeds] * replicas)[0]
         names = tuple(feeds)
         key = (_freeze(fetches), names)
         step = self._state.concrete.get(key)
@@ -857,6 +897,8 @@ class GraphProgram(tf.Module):
         except (tf.errors.InvalidArgumentError, ValueError, TypeError):
             self._check_feeds(names, args)  # a wrongly shaped feed: said as TF1 says it
             raise
+        if self._state.towers and self._state.strategy is not None:  # one output per replica
+            return _last_built([_unpack(o, fetches, self._state.ops) for o in out])
         return _unpack(out, fetches, self._state.ops)
 
     def _check_feeds(self, names, args) -> None:
@@ -958,6 +1000,23 @@ class _Step:
         if call_flat is not None and all(isinstance(a, tf.Tensor) for a in args):
             return call_flat(args, self.concrete.captured_inputs)  # no argument binding per step
         return self.concrete(*args)
+
+
+def _tf1_layer_key(name: str) -> str:
+    """The TF1 name of a weight a Keras layer (tf_keras or Keras 3) made while built in a
+    step (``name``: its own). Keras names a weight after the name scopes around the layer's
+    call (``block1/fc/kernel`` under ``tf.name_scope("block1")``, ``tower_0/fc/kernel`` in a
+    tower); TF1's ``tf.layers`` named it by variable scope (``fc/kernel``): the call's name
+    scope gives way to the variable scope it was made in."""
+    builds = _BUILDING.__dict__.get("keras_builds")
+    if not builds or any(build is None for build in builds):
+        return name
+    scope, variable_scope = builds[0]  # the outermost layer being built (a cell's RNN)
+    parent = _REPLICA_SCOPE.sub("", scope).rpartition("/")[0]  # the call's name scope
+    if parent and not name.startswith(parent + "/"):
+        return name
+    rest = name[len(parent) + 1:] if parent else name
+    return f"{variable_scope}/{rest}" if variable_scope else rest
 
 
 def _name(variable) -> str:

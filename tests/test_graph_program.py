@@ -314,3 +314,78 @@ def test_a_program_runs_once_per_replica_of_a_mirrored_strategy(tmp_path):
     for line in ("LOSS True True", "NAMES True", "KINDS ['MirroredVariable', 'SyncOnReadVariable']",
                  "DIFFER []", "RUN True", "SAVED True True", "RESTORED True", "MISSING True"):
         assert line in proc.stdout, proc.stdout
+
+
+TOWERS = """
+import sys
+import numpy as np
+import tensorflow as tf
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+import shims
+
+print("OUTSIDE", shims.towers(range(3)))
+
+
+def build(x, count=2):
+    opt = tf.compat.v1.train.GradientDescentOptimizer(0.1)
+    grads, first = [], None
+    for i in shims.towers(range(count)):
+        part = x[i * 4:(i + 1) * 4]
+        w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.reduce_mean(tf.matmul(part, w))
+        if i == 0:
+            first = loss
+        grads.append(opt.compute_gradients(loss))
+    mean = [(tf.add_n([g for g, _ in gv]) / len(gv), gv[0][1]) for gv in zip(*grads)]
+    return {"train": opt.apply_gradients(mean), "loss": loss, "first": first}
+
+
+X = np.arange(24, dtype=np.float32).reshape(8, 3)
+towers = shims.GraphProgram(build, x=tf.TensorSpec([8, 3])).on_towers(2)
+alone = shims.GraphProgram(build, x=tf.TensorSpec([8, 3]))  # every tower in one graph
+print("TOWERS", towers.towers, towers.strategy.num_replicas_in_sync, alone.towers)
+for _ in range(3):
+    a, b = towers.run(["train", "loss", "first"], x=X), alone.run(["train", "loss", "first"], x=X)
+print("SAME", np.allclose(a[1], b[1]), np.allclose(a[2], b[2]), a[1] != a[2],
+      np.allclose(towers.variable("w").numpy(), alone.variable("w").numpy()))
+path = towers.save(sys.argv[1] + "/model", global_step=3)
+again = shims.GraphProgram(build, x=tf.TensorSpec([8, 3])).on_towers(2)
+again.restore(path)
+print("RESTORED", [type(v).__name__ for v in again.variables] == ["MirroredVariable"] * 1,
+      all(np.allclose(c.numpy(), alone.variable("w").numpy()) for c in again.variable("w").values))
+try:
+    shims.GraphProgram(lambda x: build(x, count=3), x=tf.TensorSpec([8, 3])).on_towers(2).run("loss", x=X)
+except ValueError as exc:
+    print("COUNT", "runs 3 towers" in str(exc) and "on 2" in str(exc))
+try:
+    towers.run_replicas("loss", [{"x": X}] * 2)
+except RuntimeError as exc:
+    print("REPLICAS", "use run()" in str(exc))
+try:
+    shims.GraphProgram(build, x=tf.TensorSpec([8, 3])).on_towers(0)
+except ValueError as exc:
+    print("ZERO", "at least 1" in str(exc))
+print("FEWER", shims.GraphProgram(build, x=tf.TensorSpec([8, 3])).on_towers(3).strategy)
+"""
+
+
+def test_towers_run_as_replicas_and_equal_every_tower_in_one_graph(tmp_path):
+    """GraphProgram.on_towers on two logical CPU devices: `shims.towers` gives each replica
+    its own tower (all of them outside a tower program), the strategy's combination of the
+    replicas' gradients equals the hand-written mean over every tower in one graph, a fetch
+    is the last tower's and a value one tower alone built is that tower's, a checkpoint
+    restores into every replica's copy; a loop whose count differs from the program's, a
+    count below 1 and per-replica feeds are clear errors; more towers than devices run in
+    one replica (no strategy)."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    proc = subprocess.run([sys.executable, "-c", TOWERS, str(tmp_path)], capture_output=True,
+                          text=True, timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for line in ("OUTSIDE [0, 1, 2]", "TOWERS 2 2 0", "SAME True True True True", "RESTORED True True",
+                 "COUNT True", "REPLICAS True", "ZERO True", "FEWER None"):
+        assert line in proc.stdout, proc.stdout + proc.stderr[-2000:]

@@ -322,6 +322,21 @@ def test_speed_hint_names_the_remedy():
     assert "oneDNN off too" in off and "retracing" in off
 
 
+def test_speed_hint_reads_the_setting_the_migrated_program_ran_with():
+    """The migrated program's `import shims` turned oneDNN off in its own process, whatever
+    verify's environment says: the hint follows what that run recorded."""
+    from migrate.verify.program import _timings
+
+    class Side:
+        def __init__(self, meta):
+            self.meta = meta
+
+    tf1 = Side({"runs": [0.01] * 3})
+    assert "oneDNN off too" in _timings([tf1], Side({"runs": [0.05] * 3, "onednn": "0"}))["hint"]
+    assert "run it with TF_ENABLE_ONEDNN_OPTS=0" in \
+        _timings([tf1], Side({"runs": [0.05] * 3, "onednn": "1"}))["hint"]
+
+
 @pytest.mark.parametrize("given,expected", [(None, "0"), ("1", "1")])
 def test_shims_keeps_tf1_kernels_unless_told(given, expected):
     """`import shims` before TensorFlow turns oneDNN off (TF 1.15's kernels: same numbers,

@@ -12,7 +12,8 @@ TF1's multi-GPU form (TensorFlow's CIFAR-10 multi-GPU trainer, the tutorials aft
     grads = average_gradients(tower_grads)
     train_op = opt.apply_gradients(grads)
 
-becomes, in the build function, ``for i in shims.towers(range(num_gpus)):`` without the
+(or ``for i, d in enumerate(devices):``, ``for d in devices:`` over a list made outside the
+graph code) becomes, in the build function, ``for i in shims.towers(range(num_gpus)):`` without the
 tower's ``tf.device`` (the strategy places each replica), and the program
 ``.on_towers(num_gpus)``: replica i runs tower i alone, its gradient list holds its own
 gradients (the hand-written average of one tower's is that tower's), and the v1 optimizer's
@@ -43,6 +44,9 @@ from .syntax import _collect, _target_names
 _MAKES_VARIABLES = ("tf.Variable", "tf.get_variable", "tf.layers.", "tf.contrib.", "tf.keras.",
                     "tf.metrics.", "tf.train.", "tf.estimator.", "tf.nn.rnn_cell.", "tf.make_template",
                     "tf.variable_scope", "tf.compat.", "tf.summary.FileWriter")
+# a tower reading its own batch (an iterator's, a queue's): replicas would take them in no
+# fixed order, where one graph's towers took them in turn
+_INPUT_READS = ("get_next", "dequeue", "dequeue_many", "dequeue_up_to", "next_batch")
 # what makes a combining function an average or a sum of the towers' gradients
 _AVERAGING = ("reduce_mean", "mean", "div", "divide", "truediv")
 _SUMMING = ("add_n", "reduce_sum", "accumulate_n")
@@ -51,8 +55,8 @@ _SUMMING = ("add_n", "reduce_sum", "accumulate_n")
 @dataclass(frozen=True)
 class TowerLoop:
     """A tower loop the program's replicas take over."""
-    var: str        # the loop variable (the tower index)
-    count: str      # the code of ``range``'s argument: the number of towers
+    iter: str       # the code of what the loop iterates (``range(num_gpus)``)
+    count: str      # the code of the number of towers (``num_gpus``, ``len(devices)``)
     average: bool   # the combining function averages (else it sums)
     one_tower: Tuple[str, ...] = ()  # names bound by one tower only (``if i == 0:``)
 
@@ -71,20 +75,36 @@ def _statements(stmts) -> list:
     return found
 
 
-def _loop_range(loop: cst.For) -> Optional[cst.BaseExpression]:
-    """``N`` of ``for i in range(N):`` (or ``xrange``), else None."""
-    it = loop.iter
-    if isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and isinstance(it.func, cst.Name) \
-            and it.func.value in ("range", "xrange") and len(it.args) == 1 and it.args[0].keyword is None \
-            and it.args[0].star == "":
-        return it.args[0].value
+def _loop_range(loop: cst.For) -> Optional[str]:
+    """The number of iterations of a tower loop, as code: ``N`` of ``for i in range(N):``
+    (or ``xrange``), ``len(devices)`` of ``for i, d in enumerate(devices):`` or ``for d
+    in devices:`` (a plain name or attribute); None for another loop."""
+    it, target = loop.iter, loop.target
+    names = _target_names(target) if isinstance(target, cst.Tuple) else [target]
+    if not all(isinstance(n, cst.Name) for n in names) or not isinstance(
+            target, (cst.Name, cst.Tuple)):
+        return None
+    if isinstance(it, cst.Call) and isinstance(it.func, cst.Name) and len(it.args) == 1 \
+            and it.args[0].keyword is None and it.args[0].star == "":
+        inner = it.args[0].value
+        if it.func.value in ("range", "xrange") and isinstance(target, cst.Name):
+            return code(inner)
+        if it.func.value == "enumerate" and isinstance(inner, (cst.Name, cst.Attribute)):
+            return f"len({code(inner)})"
+    if isinstance(it, (cst.Name, cst.Attribute)) and isinstance(target, cst.Name):
+        return f"len({code(it)})"
     return None
+
+
+def _loop_names(loop: cst.For) -> set:
+    """The names a loop's target binds (``i``, or ``i`` and ``d`` of ``i, d``)."""
+    return {n.value for n in _target_names(loop.target)}
 
 
 def _tower_devices(loop: cst.For) -> List[cst.WithItem]:
     """The ``with`` items in the loop's body placing the tower by its index: a
     ``tf.device(...)`` call reading the loop variable."""
-    var = loop.target.value
+    names = _loop_names(loop)
     items = []
     for with_ in _statements(loop.body.body):
         if not isinstance(with_, cst.With):
@@ -93,7 +113,7 @@ def _tower_devices(loop: cst.For) -> List[cst.WithItem]:
             call = item.item
             if isinstance(call, cst.Call) and isinstance(call.func, (cst.Attribute, cst.Name)) \
                     and code(call.func).rsplit(".", 1)[-1] == "device" and item.asname is None \
-                    and any(k == var for _, k in _collect(*call.args).reads):
+                    and any(k in names for _, k in _collect(*call.args).reads):
                 items.append(item)
     return items
 
@@ -128,15 +148,23 @@ class Towers:
             return "several tower loops"
         loop = loops[0]
         count = _loop_range(loop)
-        if any(k in bound for _, k in _collect(count).reads):
-            return f"the tower count {code(count)} is made by graph code"
+        if any(k in bound for _, k in _collect(cst.parse_expression(count)).reads):
+            return f"the tower count {count} is made by graph code"
+        reads = sorted({c.func.attr.value for s in loop.body.body for c in nodes_of(s, cst.Call)
+                        if isinstance(c.func, cst.Attribute) and c.func.attr.value in _INPUT_READS})
+        if reads:  # replicas would take the batches in no fixed order
+            return f"each tower reads its own input ({reads[0]}())"
+        if any(n.value == "UPDATE_OPS" for n in nodes_of(self.ctx.module, cst.Name)):
+            # TF1 ran the update ops it was given (often the last tower's alone, as the CIFAR-10
+            # trainer did); replicas would each keep their own batch-norm statistics
+            return "batch-norm updates (UPDATE_OPS): TF1 applied the towers' updates as listed"
         one_tower = self._built_by_one_tower(graph_stmts, loop)
         if isinstance(one_tower, str):
             return one_tower
         grads, why = self._gradient_list(loop)
         if grads is None:
             return why
-        found = self._combined(graph_stmts, loop, grads, code(count))
+        found = self._combined(graph_stmts, loop, grads, count)
         return replace(found, one_tower=one_tower) if isinstance(found, TowerLoop) else found
 
     def _built_by_one_tower(self, graph_stmts, loop: cst.For) -> Union[Tuple[str, ...], str]:
@@ -146,9 +174,10 @@ class Towers:
         built them. Such a branch may only call TensorFlow ops that make no variables (a
         replica alone cannot make a mirrored one) and bind names nothing else binds; else
         the reason it cannot run as replicas."""
-        var = loop.target.value
+        loop_names = _loop_names(loop)
+        var = ", ".join(sorted(loop_names))
         branches = [s for s in _statements(loop.body.body) if isinstance(s, (cst.If, cst.While))
-                    and any(k == var for _, k in _collect(s.test).reads)]
+                    and any(k in loop_names for _, k in _collect(s.test).reads)]
         if any(isinstance(b, cst.While) for b in branches):
             return f"a while loop on the tower index {var}"
         names: List[str] = []
@@ -186,7 +215,7 @@ class Towers:
         average = _combination(self.ctx.module, combine[0].func.value)
         if average is None:
             return f"{combine[0].func.value}() neither plainly averages nor sums the towers' gradients"
-        return TowerLoop(var=loop.target.value, count=count, average=average)
+        return TowerLoop(iter=code(loop.iter), count=count, average=average)
 
     def _gradient_list(self, loop: cst.For) -> Tuple[Optional[str], str]:
         """``(L, "")`` for the one list the loop fills, ``L.append(g)`` with ``g`` from
@@ -241,20 +270,18 @@ class _ToReplicas(cst.CSTTransformer):
         super().__init__()
         self.loop = loop
         self.depth = 0  # inside the tower loop
+        self.found: Optional[cst.For] = None  # the tower loop (the first that matches)
         self.devices: List[cst.WithItem] = []
 
     def visit_For(self, node: cst.For) -> None:
-        count = _loop_range(node)
-        if count is not None and node.target.value == self.loop.var and code(count) == self.loop.count \
-                and not self.depth:
-            self.depth += 1
+        if self.found is None and _loop_range(node) == self.loop.count and code(node.iter) == self.loop.iter:
+            self.found, self.depth = node, 1
             self.devices = _tower_devices(node)
 
     def leave_For(self, original: cst.For, updated: cst.For):
-        count = _loop_range(original)
-        if not self.depth or count is None or original.target.value != self.loop.var:
+        if original is not self.found:
             return updated
-        self.depth -= 1
+        self.depth = 0
         towers = cst.parse_expression(f"shims.towers({code(original.iter)})")
         updated = updated.with_changes(iter=towers)
         if not self.loop.one_tower:

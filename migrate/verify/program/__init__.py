@@ -222,8 +222,10 @@ def _timings(tf1_runs, new) -> dict:
     tf1, migrated = [_timing(s.meta) for s in tf1_runs], _timing(new.meta)
     ratio = (migrated["median_ms"] / tf1[0]["median_ms"]
              if tf1[0]["median_ms"] and migrated["median_ms"] is not None else None)
+    # the setting the migrated program ran with (`import shims` sets it unless it was set)
+    environ = {"TF_ENABLE_ONEDNN_OPTS": new.meta["onednn"]} if new.meta.get("onednn") is not None else None
     return {"tf1": tf1, "migrated": migrated, "ratio": ratio,
-            "hint": speed_hint(tf1[0]["median_ms"], migrated["median_ms"])}
+            "hint": speed_hint(tf1[0]["median_ms"], migrated["median_ms"], environ)}
 
 
 SLOWER = 1.10  # past this ratio of step times the report says why and what to try

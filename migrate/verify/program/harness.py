@@ -309,6 +309,8 @@ def _finish():
                                         "init_names", "tf_version", "skipped")}
     meta["wall"] = time.time() - _t0
     meta["python"] = sys.version.split()[0]
+    # as the program ran: `import shims` turns oneDNN off unless the environment said otherwise
+    meta["onednn"] = os.environ.get("TF_ENABLE_ONEDNN_OPTS")
     import resource  # the process's peak resident memory, in KiB on Linux
     meta["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     with open(cfg["meta"], "w") as handle:
