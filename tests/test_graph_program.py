@@ -389,3 +389,31 @@ def test_towers_run_as_replicas_and_equal_every_tower_in_one_graph(tmp_path):
     for line in ("OUTSIDE [0, 1, 2]", "TOWERS 2 2 0", "SAME True True True True", "RESTORED True True",
                  "COUNT True", "REPLICAS True", "ZERO True", "FEWER None"):
         assert line in proc.stdout, proc.stdout + proc.stderr[-2000:]
+
+
+def test_keras_layers_built_in_a_step_keep_tf1_names_and_update_their_statistics():
+    """Keras layers built in a step under `tf.name_scope` (a tower's `tower_0`) get the names
+    TF1's `tf.layers` gave them, by variable scope (`fc/kernel`, not `tower_0/fc/kernel`):
+    a layer made by `get_or_create_layer` and one held outside the build alike, while TF1's
+    own legacy layers keep theirs; batch norm's moving statistics move through UPDATE_OPS."""
+    held = tf.keras.layers.Dense(2, name="held")
+
+    def build(x):
+        with tf.name_scope("tower_0"):
+            h = shims.get_or_create_layer("fc", lambda: tf.keras.layers.Dense(3, name="fc"))(x)
+            h = shims.get_or_create_layer("bn", lambda: tf.keras.layers.BatchNormalization(name="bn"))(
+                h, training=True)
+            h = held(h)
+            with tf.compat.v1.variable_scope("legacy"):
+                h = tf.compat.v1.layers.dense(h, 1, name="out")
+        loss = tf.reduce_mean(h)
+        with tf.control_dependencies(tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)):
+            train = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+        return {"train": train}
+
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 2]))
+    program.run("train", x=np.array([[1.0, 2.0], [3.0, 5.0]], np.float32))
+    assert sorted(program.name_of(v) for v in program.variables) == [
+        "bn/beta", "bn/gamma", "bn/moving_mean", "bn/moving_variance", "fc/bias", "fc/kernel",
+        "held/bias", "held/kernel", "legacy/out/bias", "legacy/out/kernel"]
+    assert np.any(np.abs(program.variable("bn/moving_mean").numpy()) > 1e-6)
