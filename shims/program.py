@@ -634,7 +634,7 @@ class GraphProgram(tf.Module):
         specs = [self._state.specs[f] for f in feeds]
         if self._state.strategy is not None:
             step = self._state.steps[key] = _replicas.replica_step(
-                self, fetches, feeds, specs, reduce_loss, broadcast=bool(self._state.towers))
+                self, fetches, feeds, specs, reduce_loss, broadcast=bool(self.towers))
             if not self._state.built:
                 self._state.graph = step.get_concrete_function().graph  # creates the variables
                 self._built()
@@ -870,7 +870,7 @@ class GraphProgram(tf.Module):
         replica's values (a hook reading a variable or a step counter); one
         :meth:`on_towers`, each value from the last replica that built it (the last
         tower's, or the one tower's that alone built it: None in the others)."""
-        if self._state.strategy is not None and not self._state.towers:
+        if self._state.strategy is not None and not self.towers:
             replicas = _replicas.local_replicas(self._state.strategy)
             return self.run_replicas(fetches, [feeds] * replicas)[0]
         names = tuple(feeds)
@@ -897,7 +897,7 @@ class GraphProgram(tf.Module):
         except (tf.errors.InvalidArgumentError, ValueError, TypeError):
             self._check_feeds(names, args)  # a wrongly shaped feed: said as TF1 says it
             raise
-        if self._state.towers and self._state.strategy is not None:  # one output per replica
+        if self.towers:  # one output per replica
             return _last_built([_unpack(o, fetches, self._state.ops) for o in out])
         return _unpack(out, fetches, self._state.ops)
 

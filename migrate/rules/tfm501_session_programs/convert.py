@@ -42,12 +42,10 @@ class Converter:
             towers = self._tower_loop(graph, _collect(*graph).binds)
         kept = f"; its towers stay in one graph ({towers})" if isinstance(towers, str) else ""
         towers = towers if isinstance(towers, TowerLoop) else None
-        on_towers = f".on_towers({towers.count}{'' if towers.average else ', average=False'})" \
-            if towers else ""
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
                                       "by a function run as tf.function steps (shims.GraphProgram)"
                               + (f"; its towers run as tf.distribute.MirroredStrategy replicas "
-                                 f"({on_towers[1:]})" if towers else kept))
+                                 f"({towers.on_towers[1:]})" if towers else kept))
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
@@ -64,7 +62,7 @@ class Converter:
                      *plan.hoisted]:  # graph code written in the session block joins the graph
             finding.remove(stmt)
         definition = self._definition(finding, stmts, plan, moved, build, program,
-                                      isinstance(owner, cst.Module), exprs, towers, on_towers)
+                                      isinstance(owner, cst.Module), exprs, towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
             finding.remove(anchor)
@@ -125,7 +123,7 @@ class Converter:
         return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
 
     def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs,
-                    towers: Optional[TowerLoop] = None, on_towers: str = ""):
+                    towers: Optional[TowerLoop] = None):
         """A callable making ``def build(...): <graph code>; return {...}`` and the
         ``program = shims.GraphProgram(build, ...)`` line (from the rewritten statements);
         a tower loop runs as replicas (``.on_towers(count)``, see ``towers``)."""
@@ -145,7 +143,7 @@ class Converter:
         captured = self._captured  # the fetched expressions as the other fixes left them
         header = f"def {build}({', '.join(params)}):\n    pass\n"
         program_line = (f"{program} = shims.GraphProgram({build}"
-                        f"{''.join(', ' + s for s in specs)}){on_towers}\n")
+                        f"{''.join(', ' + s for s in specs)}){towers.on_towers if towers else ''}\n")
 
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]

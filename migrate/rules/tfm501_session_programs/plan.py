@@ -830,8 +830,9 @@ def _local_setter(name: str, call: cst.Call) -> bool:
     ``cluster`` argument, a parameter device without a ``/job:``)."""
     if name != "tf.train.replica_device_setter":
         return False
-    args = {a.keyword.value if a.keyword else ("ps_tasks", "ps_device", "worker_device", "merge_devices",
-                                               "cluster")[min(i, 4)]: a.value
+    positional = ("ps_tasks", "ps_device", "worker_device", "merge_devices", "cluster", "ps_ops",
+                  "ps_strategy")  # TF 1.15's signature
+    args = {a.keyword.value if a.keyword else positional[min(i, len(positional) - 1)]: a.value
             for i, a in enumerate(call.args)}
     ps_device = string_value(args.get("ps_device"))
     return "cluster" not in args and ps_device is not None and "/job:" not in ps_device

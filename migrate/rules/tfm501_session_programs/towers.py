@@ -60,6 +60,11 @@ class TowerLoop:
     average: bool   # the combining function averages (else it sums)
     one_tower: Tuple[str, ...] = ()  # names bound by one tower only (``if i == 0:``)
 
+    @property
+    def on_towers(self) -> str:
+        """The call the program line ends with: ``.on_towers(num_gpus)``."""
+        return f".on_towers({self.count}{'' if self.average else ', average=False'})"
+
 
 def _statements(stmts) -> list:
     """Every statement in ``stmts`` and the blocks under them, outside functions and classes."""
@@ -148,7 +153,7 @@ class Towers:
             return "several tower loops"
         loop = loops[0]
         count = _loop_range(loop)
-        if any(k in bound for _, k in _collect(cst.parse_expression(count)).reads):
+        if any(k in bound for _, k in _collect(loop.iter).reads):
             return f"the tower count {count} is made by graph code"
         reads = sorted({c.func.attr.value for s in loop.body.body for c in nodes_of(s, cst.Call)
                         if isinstance(c.func, cst.Attribute) and c.func.attr.value in _INPUT_READS})
@@ -184,14 +189,13 @@ class Towers:
         for branch in branches:
             for call in nodes_of(branch, cst.Call):
                 name = self._call_name(call) or code(call.func)
-                if not name.startswith("tf.") or name.startswith(_MAKES_VARIABLES) \
-                        or name in _MAKES_VARIABLES:
+                if not name.startswith("tf.") or name.startswith(_MAKES_VARIABLES):
                     return (f"a branch on the tower index {var} calls {name}(), which may make "
                             "variables in one tower only")
             names += [n.value for t in nodes_of(branch, cst.AssignTarget) for n in _target_names(t.target)]
+        in_branches = {id(t) for b in branches for t in nodes_of(b, cst.AssignTarget)}
         others = [n.value for s in graph_stmts for t in nodes_of(s, cst.AssignTarget)
-                  if not any(t is u for b in branches for u in nodes_of(b, cst.AssignTarget))
-                  for n in _target_names(t.target)]
+                  if id(t) not in in_branches for n in _target_names(t.target)]
         if set(names) & set(others):
             return f"{sorted(set(names) & set(others))[0]} is bound both in one tower and elsewhere"
         return tuple(dict.fromkeys(names))
@@ -200,9 +204,10 @@ class Towers:
         """How the towers' gradient list ``grads`` is combined after the loop: once, by a
         module function that averages or sums (``F(L)``, or ``L = F(L)`` read later)."""
         rest = [s for s in graph_stmts if s is not loop]
-        assigned = {id(n) for s in rest for t in nodes_of(s, cst.AssignTarget) for n in nodes_of(t, cst.Name)}
-        uses = [n for n, k in _collect(*rest).reads
-                if k == grads and id(n) not in assigned and not _inside(n, loop)]
+        # reads of the list, not its assignments nor the loop's own append
+        skipped = {id(n) for s in rest for t in nodes_of(s, cst.AssignTarget) for n in nodes_of(t, cst.Name)}
+        skipped |= {id(n) for n in nodes_of(loop, cst.Name)}
+        uses = [n for n, k in _collect(*rest).reads if k == grads and id(n) not in skipped]
         combine = [c for s in rest for c in nodes_of(s, cst.Call) if uses and isinstance(c.func, cst.Name)
                    and len(c.args) == 1 and c.args[0].value is uses[0] and c.args[0].star == ""]
         if len(combine) != 1:
@@ -226,7 +231,7 @@ class Towers:
                      for a in s.body if isinstance(a, cst.Assign) and len(a.targets) == 1
                      and isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Attribute)
                      and a.value.func.attr.value == "compute_gradients"
-                     for _, k in _collect(a.targets[0].target).reads}
+                     for k in (n.value for n in _target_names(a.targets[0].target))}
         filled = []
         for call in (c for s in body for c in nodes_of(s, cst.Call)):
             func = call.func
@@ -251,10 +256,6 @@ class Towers:
         return target.value, ""
 
 
-def _inside(node: cst.CSTNode, root: cst.CSTNode) -> bool:
-    return any(n is node for n in nodes_of(root, cst.Name))
-
-
 def on_replicas(body: list, loop: TowerLoop) -> list:
     """The build function's statements with the tower loop over ``shims.towers(...)`` and
     its towers' ``tf.device`` scopes gone (the strategy places each replica)."""
@@ -269,19 +270,16 @@ class _ToReplicas(cst.CSTTransformer):
     def __init__(self, loop: TowerLoop) -> None:
         super().__init__()
         self.loop = loop
-        self.depth = 0  # inside the tower loop
         self.found: Optional[cst.For] = None  # the tower loop (the first that matches)
-        self.devices: List[cst.WithItem] = []
+        self.devices: List[cst.WithItem] = []  # its device items (nodes of the loop only)
 
     def visit_For(self, node: cst.For) -> None:
         if self.found is None and _loop_range(node) == self.loop.count and code(node.iter) == self.loop.iter:
-            self.found, self.depth = node, 1
-            self.devices = _tower_devices(node)
+            self.found, self.devices = node, _tower_devices(node)
 
     def leave_For(self, original: cst.For, updated: cst.For):
         if original is not self.found:
             return updated
-        self.depth = 0
         towers = cst.parse_expression(f"shims.towers({code(original.iter)})")
         updated = updated.with_changes(iter=towers)
         if not self.loop.one_tower:
@@ -292,7 +290,7 @@ class _ToReplicas(cst.CSTTransformer):
         return cst.FlattenSentinel([*unbuilt, updated.with_changes(leading_lines=())])
 
     def leave_With(self, original: cst.With, updated: cst.With):
-        if not self.depth or not any(item is d for item in original.items for d in self.devices):
+        if not any(item is d for item in original.items for d in self.devices):
             return updated
         kept = [new for old, new in zip(original.items, updated.items)
                 if not any(old is d for d in self.devices)]
