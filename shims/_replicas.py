@@ -20,6 +20,7 @@ Nothing here imports ``shims.program``: the program hands itself in.
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import Any, List, Mapping, Sequence
 
 import tensorflow as tf
@@ -205,3 +206,55 @@ def after_restore(variables, shadows: dict) -> None:
             variable.assign(shadows[id(variable)][1].read_value())
         elif primary(variable) is not variable:
             variable.assign(primary(variable).read_value())
+
+
+# what TensorFlow raises on the other workers when one is lost mid-step (the collective aborted)
+LOST_WORKER_ERRORS = (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError,
+                      tf.errors.DeadlineExceededError, tf.errors.InternalError)
+
+
+def worker_lost(error, checkpoint_dir: str, runner: str) -> RuntimeError:
+    """One clear error when the cluster lost a worker mid-step (TensorFlow aborts the
+    collective on the others): where training can resume from."""
+    latest = tf.train.latest_checkpoint(checkpoint_dir) if checkpoint_dir else None
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    telling = [line for line in lines if re.search(r"unhealthy|abort|unavailable|connect|socket|"
+                                                   r"heartbeat|task", line, re.I)]
+    detail = (telling or lines or [type(error).__name__])[0][:300]
+    resume = (f"the latest checkpoint, {latest} (step "
+              f"{int(tf.train.load_variable(latest, 'global_step'))}), is where every worker "
+              "resumes when the job is started again") if latest else \
+        f"no checkpoint was written to {checkpoint_dir or 'a checkpoint directory'} yet: a new start " \
+        "begins from the beginning"
+    return RuntimeError(f"{runner}: a worker of the cluster stopped during training "
+                        f"({type(error).__name__}: {detail}); {resume}")
+
+
+def from_chief(program) -> None:
+    """Every worker of a multi-worker program takes the chief's values of every variable
+    (one all-reduce): what the chief restored (or initialised) is every worker's, as TF1's
+    workers all read the variables the chief's session had restored on the parameter servers,
+    even when a worker's own checkpoint directory holds another checkpoint or none."""
+    strategy = program.strategy
+    variables = [v for v in program.variables if isinstance(v, values_lib.DistributedVariable)]
+    if strategy is None or workers(strategy) < 2 or not variables:
+        return
+    chief = bool(getattr(strategy.extended, "should_checkpoint", False))
+
+    @tf.function(autograph=False)
+    def synchronise():
+        def replica():
+            context = tf.distribute.get_replica_context()
+            mine = [v.read_value() if chief else tf.zeros_like(v.read_value()) for v in variables]
+            summed = list(mine)
+            for dtype in dict.fromkeys(v.dtype for v in variables):  # one all-reduce per dtype
+                at = [i for i, v in enumerate(variables) if v.dtype == dtype]
+                for i, value in zip(at, context.all_reduce(tf.distribute.ReduceOp.SUM, [mine[i] for i in at])):
+                    summed[i] = value
+            return summed
+
+        for variable, value in zip(variables, strategy.run(replica)):
+            variable.assign(value)
+
+    with strategy.scope():
+        synchronise()

@@ -14,6 +14,12 @@ manager) lets TF's own recovery go on, as in TF 1.15. ``TFM_LOST_TASK_SECONDS=0`
 ever, as TF 1.15 did. A parameter server (``job_name "ps"``) is not watched: it serves until
 it is stopped, as on TF 1.15.
 
+A *synchronous* program (``tf.train.SyncReplicasOptimizer``) is converted instead (TFM501):
+its ``tf.train.Server`` becomes ``MultiWorker``, which starts no server of its own and gives
+the program ``tf.distribute.MultiWorkerMirroredStrategy`` over the cluster's workers
+(``GraphProgram.on_workers``); its ``SyncReplicasOptimizer`` is the one here, whose
+gradients the strategy averages across the workers every step.
+
 ``tf_config_flag`` lets such a program take its cluster from ``TF_CONFIG``, as cluster
 managers set it, where it took flags (``--ps_hosts``, ``--worker_hosts``, ``--job_name``,
 ``--task_index``): the migrated flags default to what ``TF_CONFIG`` says, and flags given on
@@ -31,7 +37,8 @@ from typing import List, Optional, Tuple
 
 import tensorflow as tf
 
-__all__ = ["CLUSTER_FLAGS", "Server", "lost_task_seconds", "tf_config_flag"]
+__all__ = ["CLUSTER_FLAGS", "MultiWorker", "Server", "SyncReplicasOptimizer", "lost_task_seconds",
+           "tf_config_flag"]
 
 DEFAULT_SECONDS = 60.0
 _PROBE_SECONDS = 2.0  # how long one connection attempt may take
@@ -66,6 +73,151 @@ class Server(tf.distribute.Server):
         if seconds and own[0] != "ps" and tasks:  # the graph the program builds (each thread
             graph = tf.compat.v1.get_default_graph()  # has its own default graph in TF 2)
             _Watch(tasks, seconds, threading.main_thread().ident, graph).start()
+
+
+
+class MultiWorker:
+    """The task of a synchronous TF1 cluster program (``SyncReplicasOptimizer``) on TF 2's
+    ``tf.distribute.MultiWorkerMirroredStrategy``, made from what made its
+    ``tf.train.Server`` (the same arguments: a ``ClusterSpec``, dict or ``ServerDef``, the
+    job name and task index).
+
+    TF1's workers computed gradients against variables held on parameter servers, and the
+    chief's queue applied their average once every worker had sent one. Here every worker
+    keeps a mirrored copy of the variables and the strategy averages the workers' gradients
+    in each step (an all-reduce), so the result is the same and no parameter server is left
+    with work: the workers are the cluster's ``chief``/``master`` task (first) and its
+    ``worker`` tasks, in order, as TF1 numbered them; a ``ps`` task's :meth:`join` returns
+    at once. The strategy starts this worker's own server, so none is started here."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
+                 config=None, start=True):
+        if isinstance(server_or_cluster_def, tf.train.ServerDef):
+            definition = server_or_cluster_def
+            cluster = tf.train.ClusterSpec(definition.cluster)
+            job_name = job_name or definition.job_name
+            task_index = definition.task_index if task_index is None else task_index
+            protocol = protocol or definition.protocol or None
+        else:
+            cluster = tf.train.ClusterSpec(server_or_cluster_def)
+        jobs = cluster.jobs
+        if job_name is None:
+            if len(jobs) != 1:
+                raise ValueError("MultiWorker: give job_name (the cluster has several jobs)")
+            job_name = jobs[0]
+        if job_name not in jobs:
+            raise ValueError(f"MultiWorker: job {job_name!r} is not in the cluster ({', '.join(jobs)})")
+        self.cluster_spec, self.job_name = cluster, job_name
+        self.task_index = int(task_index or 0)
+        self.protocol = protocol or "grpc"
+        leaders = [job for job in ("chief", "master") if job in jobs]
+        self.workers = [address for job in (*leaders, "worker") if job in jobs
+                        for address in cluster.job_tasks(job)]
+        tasks = cluster.job_tasks(job_name)
+        if not 0 <= self.task_index < len(tasks):
+            raise ValueError(f"MultiWorker: task {self.task_index} of job {job_name!r}, which has "
+                             f"{len(tasks)} task(s)")
+        self.address = tasks[self.task_index]
+        self.worker_index = self.workers.index(self.address) \
+            if job_name in (*leaders, "worker") else None
+
+    @property
+    def target(self) -> str:
+        """The session target: this process (the strategy connects the workers)."""
+        return ""
+
+    @property
+    def is_chief(self) -> bool:
+        """Worker 0 (the ``chief`` or ``master`` task, else ``worker`` 0) writes the checkpoints."""
+        return self.worker_index == 0
+
+    def join(self) -> None:
+        """A parameter server's ``server.join()``: under the strategy the workers hold the
+        variables, so it has nothing to serve and returns (its process ends, as TF1's
+        ended when the job was stopped). A worker has no server to join."""
+        if self.worker_index is not None:
+            raise RuntimeError("MultiWorker.join(): this task is a worker of a "
+                               "MultiWorkerMirroredStrategy program; it trains, it does not serve")
+        sys.stderr.write(f"tf-migrate: /job:{self.job_name}/task:{self.task_index} has no work: the "
+                         "program runs on tf.distribute.MultiWorkerMirroredStrategy, whose workers "
+                         "keep the variables; this task ends\n")
+
+    def strategy(self):
+        """This worker's ``MultiWorkerMirroredStrategy`` over the cluster's workers (one
+        replica per worker, on its first device, as a TF1 worker ran on its default device),
+        made once per process; None with one worker (a plain program is the same)."""
+        if self.worker_index is None:
+            raise RuntimeError(f"MultiWorker.strategy(): /job:{self.job_name} is not a worker job")
+        if len(self.workers) == 1:
+            return None
+        key = (tuple(self.workers), self.worker_index)
+        if _STRATEGY.get("key") not in (None, key):
+            raise RuntimeError("MultiWorker.strategy(): this process already joined another cluster")
+        if "strategy" not in _STRATEGY:
+            gpus = tf.config.list_physical_devices("GPU")
+            if len(gpus) > 1:  # one replica per worker, as TF1's worker used its first GPU
+                tf.config.set_visible_devices(gpus[:1], "GPU")
+            resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+                tf.train.ClusterSpec({"worker": self.workers}), task_type="worker",
+                task_id=self.worker_index, rpc_layer=self.protocol)
+            _STRATEGY.update(key=key, strategy=tf.distribute.MultiWorkerMirroredStrategy(
+                cluster_resolver=resolver))
+        return _STRATEGY["strategy"]
+
+
+_STRATEGY: dict = {}  # the process's MultiWorkerMirroredStrategy (TensorFlow allows one)
+
+
+class SyncReplicasOptimizer(tf.compat.v1.train.Optimizer):
+    """TF1's ``tf.train.SyncReplicasOptimizer`` in a program on ``MultiWorker``'s strategy:
+    the wrapped v1 optimizer computes and applies the gradients, which the strategy
+    averages across the workers in every step (TF1 averaged ``replicas_to_aggregate``
+    workers' gradients in the chief's queue). Backup workers (``replicas_to_aggregate``
+    below ``total_num_replicas``: each step took the first gradients to arrive) have no
+    such form and are refused, as is a count other than the strategy's workers.
+    :meth:`make_session_run_hook` gives a hook with nothing to do (no queues, no tokens)."""
+
+    def __init__(self, opt, replicas_to_aggregate, total_num_replicas=None,
+                 variable_averages=None, variables_to_average=None, use_locking=False,
+                 name="sync_replicas"):
+        super().__init__(use_locking, name)
+        total = replicas_to_aggregate if total_num_replicas is None else total_num_replicas
+        if replicas_to_aggregate != total:
+            raise NotImplementedError(
+                f"SyncReplicasOptimizer: {replicas_to_aggregate} of {total} replicas aggregated "
+                "(backup workers) has no tf.distribute form; aggregate every replica")
+        if variable_averages is not None or variables_to_average:
+            raise NotImplementedError("SyncReplicasOptimizer: variable_averages has no "
+                                      "tf.distribute form; keep the moving averages in the model")
+        self._opt, self._replicas = opt, int(replicas_to_aggregate)
+
+    def _check_replicas(self) -> None:
+        strategy = tf.distribute.get_strategy()
+        running = strategy.num_replicas_in_sync if tf.distribute.has_strategy() else 1
+        if running != self._replicas:
+            raise ValueError(f"SyncReplicasOptimizer: replicas_to_aggregate={self._replicas}, but "
+                             f"the program runs on {running} worker(s): give it the number of workers")
+
+    def compute_gradients(self, *args, **kwargs):
+        self._check_replicas()
+        return self._opt.compute_gradients(*args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        return self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def get_slot(self, *args, **kwargs):
+        return self._opt.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._opt.get_slot_names(*args, **kwargs)
+
+    def variables(self):
+        return self._opt.variables()
+
+    def make_session_run_hook(self, is_chief, num_tokens=-1):
+        """TF1's hook started the chief's queue runner and filled the token queue: nothing
+        of that exists here."""
+        return tf.compat.v1.train.SessionRunHook()
 
 
 def _reachable(address: str) -> bool:

@@ -28,6 +28,12 @@ A ``scaffold`` (a ``tf.train.Scaffold``, or the name the build function returned
 gives the session its ``init_fn``, run when nothing was restored (after the variables took
 their initial values, as TF1's session manager ran it), and its saver's ``max_to_keep``;
 its other fields (``init_op``, ``summary_op``, ...) are one clear error.
+
+A worker of a synchronous cluster program (``GraphProgram.on_workers``: every worker runs
+the program on ``MultiWorkerMirroredStrategy``) may be ``is_chief=False``, as in TF1: it
+restores like the chief, then every worker takes the chief's values of the variables; it
+writes no checkpoint and runs no ``chief_only_hooks``. A worker lost mid-step stops the
+others with one ``RuntimeError`` naming the checkpoint the job resumes from.
 """
 from __future__ import annotations
 
@@ -38,6 +44,7 @@ from typing import Any, Optional
 
 import tensorflow as tf
 
+from shims import _replicas
 from shims._saving import CheckpointSaver
 from shims.estimator.hooks import (ChiefSessionCreator, HookRunner, check_hook, check_scaffold,
                                    scaffold_init, scaffold_keep)
@@ -56,7 +63,7 @@ class MonitoredTrainingSession:
                  save_summaries_steps=_DEFAULT, save_summaries_secs=_DEFAULT, config=None,
                  stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
                  save_checkpoint_steps=_DEFAULT, summary_dir=None):
-        if not is_chief:
+        if not is_chief and getattr(program, "workers", None) is None:
             raise NotImplementedError("shims.MonitoredTrainingSession runs the chief only (one "
                                       "process); distributed workers are not supported")
         if save_checkpoint_steps is _DEFAULT and save_checkpoint_secs is _DEFAULT:
@@ -66,6 +73,11 @@ class MonitoredTrainingSession:
         elif save_checkpoint_steps is _DEFAULT:
             save_checkpoint_steps = None
         self._program = program
+        # a worker of a synchronous cluster program (GraphProgram.on_workers) that is not the
+        # chief restores as the chief does but writes nothing and runs no chief-only hooks, as TF1
+        self._chief = bool(is_chief)
+        if not is_chief:
+            chief_only_hooks = ()
         self._scaffold = scaffold  # a tf.train.Scaffold, or the name build returned it under
         self._checkpoint_dir = checkpoint_dir
         self._schedule = (save_checkpoint_steps, save_checkpoint_secs)
@@ -84,7 +96,7 @@ class MonitoredTrainingSession:
         scaffold = program.build_value(self._scaffold) if isinstance(self._scaffold, str) \
             else self._scaffold
         check_scaffold(scaffold, type(self).__name__)
-        saving = bool(self._checkpoint_dir and any(self._schedule))
+        saving = bool(self._checkpoint_dir and any(self._schedule)) and self._chief
         if saving and self._global_step() is None:
             raise RuntimeError("Global step should be created to use CheckpointSaverHook.")
         latest = self._restore_from()
@@ -92,6 +104,8 @@ class MonitoredTrainingSession:
             program.restore(latest)
         else:  # TF1's session manager: the scaffold's init_fn when nothing was restored
             scaffold_init(scaffold, program)
+        if getattr(program, "workers", None) is not None:  # the chief's values are every worker's
+            _replicas.from_chief(program)
         self._hooks.after_create_session()
         if saving:  # it saves the state the run starts from, with the scaffold's saver's max_to_keep
             self._saver = CheckpointSaver(program, self._checkpoint_dir, self._global_step(),
@@ -112,8 +126,15 @@ class MonitoredTrainingSession:
         # the global step the run reached (StopAtStepHook's fetch) is read after the run
         after = {i: r for i, r in asked.items() if r == STEP_AFTER}
         asked = {i: r for i, r in asked.items() if i not in after}
-        out: Any = self._program.run({"fetches": fetches, "hooks": asked} if asked else
-                                     {"fetches": fetches}, **feeds)
+        try:
+            out: Any = self._program.run({"fetches": fetches, "hooks": asked} if asked else
+                                         {"fetches": fetches}, **feeds)
+        except _replicas.LOST_WORKER_ERRORS as error:
+            if self._program.strategy is None or _replicas.workers(self._program.strategy) == 1:
+                raise
+            self._closed = True  # no final checkpoint: the others may be mid-step
+            raise _replicas.worker_lost(error, self._checkpoint_dir,
+                                        "shims.MonitoredTrainingSession") from None
         results = dict(out.get("hooks", {}))
         if after:
             step = self._global_step()

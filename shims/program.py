@@ -445,6 +445,7 @@ class GraphProgram(tf.Module):
         state.loss_scaled = False  # a v1 optimizer divided the replicas' losses (the latest trace)
         state.shadows = {}      # id(on-read variable) -> (it, the plain variable saved for it)
         state.towers = 0        # a tower loop's count, when its towers are the replicas (on_towers)
+        state.workers = None    # a synchronous cluster program's shims.cluster.MultiWorker (on_workers)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -696,6 +697,24 @@ class GraphProgram(tf.Module):
         if devices is not None:
             self.on_strategy(tf.distribute.MirroredStrategy(devices), scale_loss=average)
         return self
+
+    def on_workers(self, server) -> "GraphProgram":
+        """Run a synchronous TF1 cluster program (``SyncReplicasOptimizer``) on
+        ``server``'s ``MultiWorkerMirroredStrategy`` (``shims.cluster.MultiWorker``): each
+        worker runs its steps on its own feeds, as TF1's did, and a v1 optimizer's gradients
+        are averaged across the workers in every step (each worker's loss divided by their
+        number, the gradients summed), as the chief's queue averaged them. One worker runs
+        the program as it is. Call it before the program is built."""
+        strategy = server.strategy()
+        self._state.workers = server
+        if strategy is not None:
+            self.on_strategy(strategy, scale_loss=True)
+        return self
+
+    @property
+    def workers(self):
+        """The ``shims.cluster.MultiWorker`` given to :meth:`on_workers`, or None."""
+        return self._state.workers
 
     @property
     def towers(self) -> int:

@@ -99,7 +99,7 @@ def migrated(tmp_path_factory):
 
 def _env(cluster=None, task=("worker", 0)):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-    for key in ("TF_USE_LEGACY_KERAS", "TF_CONFIG"):
+    for key in ("TF_USE_LEGACY_KERAS", "TF_CONFIG", "TF2_BEHAVIOR"):  # (TF 1.15 reads TF2_BEHAVIOR)
         env.pop(key, None)
     if cluster:
         env["TF_CONFIG"] = json.dumps({"cluster": cluster,
@@ -168,6 +168,17 @@ def _latest_step(model_dir):
     return max(steps, default=-1)
 
 
+def _kill_at(model_dir, step, chief, other) -> float:
+    """Kills ``other`` once the chief has written a checkpoint at ``step`` (waiting at most
+    240 s); returns when."""
+    deadline = time.time() + 240
+    while _latest_step(model_dir) < step:
+        assert time.time() < deadline and chief.poll() is None, f"the job did not reach step {step}"
+        time.sleep(0.3)
+    other.send_signal(signal.SIGKILL)
+    return time.time()
+
+
 def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resumes(migrated, tmp_path):
     """Killing one worker mid-run: the chief stops within seconds with one error naming the
     lost worker and the checkpoint to resume from (never a hang), and a new start resumes
@@ -177,12 +188,7 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resume
     chief = _start(migrated, model_dir, 10 ** 7, {"worker": cluster}, ("worker", 0))
     other = _start(migrated, tmp_path / "other", 10 ** 7, {"worker": cluster}, ("worker", 1))
     try:
-        deadline = time.time() + 240
-        while _latest_step(model_dir) < 20:
-            assert time.time() < deadline and chief.poll() is None, "the job did not reach step 20"
-            time.sleep(0.5)
-        other.send_signal(signal.SIGKILL)
-        killed = time.time()
+        killed = _kill_at(model_dir, 20, chief, other)
         code, out = _finish(chief, timeout=180)
         waited = time.time() - killed
     finally:
@@ -202,3 +208,229 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resume
     logged = [int(step) for step in re.findall(r"loss = [-0-9.e]+, step = (\d+)", out)]
     assert logged and logged[0] == resume, out[-3000:]
     assert _latest_step(model_dir) == resume + 5
+
+
+# --- a synchronous between-graph program (SyncReplicasOptimizer) on MultiWorkerMirroredStrategy ---
+
+SYNC_PROGRAM = '''"""Synchronous between-graph replication as TF 1.x's mnist_replica.py wrote it: flags for
+the cluster, a parameter server, workers under replica_device_setter, SyncReplicasOptimizer
+and its hook, MonitoredTrainingSession(master=server.target). Each worker trains on its
+slice of the same global batch."""
+import time
+
+import numpy as np
+import tensorflow as tf
+
+flags = tf.app.flags
+flags.DEFINE_string("ps_hosts", "", "comma-separated host:port pairs")
+flags.DEFINE_string("worker_hosts", "", "comma-separated host:port pairs")
+flags.DEFINE_string("job_name", "", "one of 'ps', 'worker'")
+flags.DEFINE_integer("task_index", 0, "index of the task within its job")
+flags.DEFINE_string("train_dir", "", "checkpoint directory")
+flags.DEFINE_integer("last_step", 12, "global step to stop at")
+flags.DEFINE_float("pause", 0.0, "seconds between steps")
+FLAGS = flags.FLAGS
+
+GLOBAL_BATCH = 8
+
+
+def main(unused_argv):
+    ps_hosts = FLAGS.ps_hosts.split(",")
+    worker_hosts = FLAGS.worker_hosts.split(",")
+    num_workers = len(worker_hosts)
+    cluster = tf.train.ClusterSpec({"ps": ps_hosts, "worker": worker_hosts})
+    server = tf.train.Server(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)
+    if FLAGS.job_name == "ps":
+        server.join()
+        return
+    is_chief = FLAGS.task_index == 0
+    with tf.device(tf.train.replica_device_setter(
+            worker_device="/job:worker/task:%d" % FLAGS.task_index, cluster=cluster)):
+        features = tf.placeholder(tf.float32, [None, 3], name="features")
+        targets = tf.placeholder(tf.float32, [None, 1], name="targets")
+        hidden = tf.layers.dense(features, 8, activation=tf.nn.tanh, name="hidden",
+                                 kernel_initializer=tf.constant_initializer(0.1))
+        prediction = tf.layers.dense(hidden, 1, name="out", kernel_initializer=tf.constant_initializer(-0.2))
+        loss = tf.losses.mean_squared_error(targets, prediction)
+        global_step = tf.train.get_or_create_global_step()
+        opt = tf.train.AdamOptimizer(0.05)
+        opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=num_workers,
+                                             total_num_replicas=num_workers, name="sync_replicas")
+        train_op = opt.minimize(loss, global_step=global_step)
+    # no token ahead: every step waits for every worker's gradient (TF 1.15 is deterministic
+    # so; by default a worker's first steps may run on variables one update behind)
+    sync_replicas_hook = opt.make_session_run_hook(is_chief, num_tokens=0)
+    rng = np.random.RandomState(0)
+    losses = []
+    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief,
+                                           checkpoint_dir=FLAGS.train_dir, save_checkpoint_steps=5,
+                                           hooks=[sync_replicas_hook,
+                                                  tf.train.StopAtStepHook(last_step=FLAGS.last_step)],
+                                           stop_grace_period_secs=5) as sess:
+        print("START", sess.run(global_step), flush=True)
+        while not sess.should_stop():
+            batch = rng.randn(GLOBAL_BATCH, 3).astype(np.float32)
+            mine = batch[FLAGS.task_index::num_workers]
+            _, value = sess.run([train_op, loss], feed_dict={features: mine,
+                                                             targets: np.sin(mine.sum(1, keepdims=True))})
+            losses.append(value)
+            time.sleep(FLAGS.pause)
+    print("LOSSES", " ".join("%.7f" % v for v in losses))
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+
+
+@pytest.fixture(scope="module")
+def sync_program(tmp_path_factory):
+    """The synchronous program and its migration (a second upgrade changes nothing)."""
+    root = tmp_path_factory.mktemp("sync_replicas")
+    (root / "sync_replicas.py").write_text(SYNC_PROGRAM)
+    env = _env()
+    done = subprocess.run([EXE, "upgrade", root / "sync_replicas.py", "--outtree", root / "out", "--no-cache",
+                           "--format", "json"], capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy" in done.stdout
+    source = root / "out" / "sync_replicas.py"
+    again = subprocess.run([EXE, "upgrade", source, "--no-diff", "--no-cache"], capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    return root / "sync_replicas.py", source
+
+
+def _task(python, source, flags, env, log):
+    """One task on loopback ports, its output in files (a full pipe would block it)."""
+    with open(str(log) + ".out", "w") as out, open(str(log) + ".err", "w") as err:
+        return subprocess.Popen([str(python), str(source), *flags], env=env, stdout=out, stderr=err)
+
+
+def _job(python, source, tmp_path, name, workers, tf_config=False, extra=()):
+    """A job of the program: with TF 1.x's flags a parameter server and ``workers`` workers,
+    or from ``TF_CONFIG`` alone workers only (as Kubeflow's TFJob and Ray Train set it), each
+    with its own checkpoint directory. Returns each worker's (status, stdout, stderr) and
+    the parameter server's, once every worker has ended (bounded)."""
+    hosts = ["localhost:%d" % _free_port() for _ in range(workers)]
+    ps_host = "localhost:%d" % _free_port()
+    logs = tmp_path / name
+    logs.mkdir()
+    tasks, ps = [], None
+    for i in range(workers):
+        flags = ["--train_dir=%s" % (logs / ("dir%d" % i)), *extra]
+        env = _env({"worker": hosts}, ("worker", i)) if tf_config else _env()
+        if not tf_config:
+            flags += ["--ps_hosts=" + ps_host, "--worker_hosts=" + ",".join(hosts), "--job_name=worker",
+                      "--task_index=%d" % i]
+        tasks.append(_task(python, source, flags, env, logs / ("worker%d" % i)))
+    if not tf_config:
+        ps = _task(python, source, ["--ps_hosts=" + ps_host, "--worker_hosts=" + ",".join(hosts),
+                                    "--job_name=ps"], _env(), logs / "ps")
+    try:
+        for task in tasks:
+            task.wait(timeout=240)  # a hang fails here, not in CI's limit
+    finally:
+        for task in tasks + [ps] * bool(ps):
+            if task.poll() is None:
+                task.kill()
+            task.wait()
+    read = lambda stem: tuple((logs / (stem + ext)).read_text() for ext in (".out", ".err"))
+    done = [(task.returncode, *read("worker%d" % i)) for i, task in enumerate(tasks)]
+    return done, (ps.returncode, *read("ps")) if ps else None, logs
+
+
+def _sync_losses(out):
+    line = [l for l in out.splitlines() if l.startswith("LOSSES ")]
+    assert line, out[-3000:]
+    return np.array([float(v) for v in line[0].split()[1:]])
+
+
+def _checkpoint(directory):
+    """Every variable of the latest checkpoint in ``directory``, by name."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(str(directory))
+    return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()}
+
+
+def test_a_synchronous_cluster_program_runs_on_multi_worker_mirrored_strategy(sync_program, tmp_path, tf1_python):
+    """#27: a SyncReplicasOptimizer program (parameter server, replica_device_setter, the
+    optimizer's hook, a monitored session on server.target) is converted: its workers run
+    it on MultiWorkerMirroredStrategy. One worker equals TF 1.15's run on a parameter server
+    and one worker (the same losses, every variable of the last checkpoint); two workers,
+    each on half of every global batch, started from TF_CONFIG alone, equal it too: their
+    losses average to the single worker's, the chief's checkpoint is TF 1.15's, and the
+    other worker writes none. Started the TF 1.15 way (flags, a parameter server), the
+    parameter server ends at once, saying it has no work."""
+    original, migrated = sync_program
+    text = migrated.read_text()
+    assert "server = shims.cluster.MultiWorker(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)" in text
+    assert ".on_workers(server)" in text and "shims.cluster.SyncReplicasOptimizer(opt," in text
+    code = text.split('"""', 2)[2]  # past the docstring, which still tells the TF1 story
+    for gone in ("make_session_run_hook", "replica_device_setter", "master=", "tf.device"):
+        assert gone not in code, gone
+    (tf1,), _, tf1_logs = _job(tf1_python, original, tmp_path, "tf1", 1)
+    assert tf1[0] == 0, tf1[2][-3000:]
+    want, want_vars = _sync_losses(tf1[1]), _checkpoint(tf1_logs / "dir0")
+    assert len(want) == 12 and int(want_vars["global_step"]) == 12
+    (one,), ps, one_logs = _job(sys.executable, migrated, tmp_path, "one", 1)
+    assert one[0] == 0, one[2][-3000:]
+    assert ps[0] == 0 and "/job:ps/task:0 has no work" in ps[2], ps[2][-2000:]
+    np.testing.assert_allclose(_sync_losses(one[1]), want, rtol=1e-5, atol=1e-6)
+    got = _checkpoint(one_logs / "dir0")
+    assert sorted(got) == sorted(want_vars)
+    for name in want_vars:
+        np.testing.assert_allclose(got[name], want_vars[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    (chief, other), _, two_logs = _job(sys.executable, migrated, tmp_path, "two", 2, tf_config=True)
+    assert chief[0] == 0 and other[0] == 0, (chief[2] + other[2])[-3000:]
+    np.testing.assert_allclose((_sync_losses(chief[1]) + _sync_losses(other[1])) / 2, want, rtol=1e-5, atol=1e-6)
+    got = _checkpoint(two_logs / "dir0")
+    for name in want_vars:
+        np.testing.assert_allclose(got[name], want_vars[name], rtol=1e-5, atol=1e-6, err_msg=name)
+    assert not (two_logs / "dir1").exists() or not any((two_logs / "dir1").glob("model.ckpt-*"))
+
+
+def test_a_killed_worker_of_a_synchronous_program_stops_the_chief_and_the_job_resumes(sync_program, tmp_path):
+    """Killing one worker mid-run stops the other within seconds with one error naming the
+    checkpoint to resume from (never a hang); the restarted job resumes there on every
+    worker, the one whose own checkpoint directory is empty too (it takes the chief's
+    variables, as TF1's workers read the ones the chief restored)."""
+    _, migrated = sync_program
+    hosts = ["localhost:%d" % _free_port() for _ in range(2)]
+    model_dir = tmp_path / "chief"
+    flags = ["--last_step=100000", "--pause=0.02"]
+    tasks = [_task(sys.executable, migrated, ["--train_dir=%s" % d, *flags], _env({"worker": hosts}, ("worker", i)),
+                   tmp_path / ("worker%d" % i)) for i, d in enumerate((model_dir, tmp_path / "other"))]
+    chief, other = tasks
+    try:
+        killed = _kill_at(model_dir, 10, chief, other)
+        chief.wait(timeout=180)
+        waited = time.time() - killed
+    finally:
+        for task in tasks:
+            if task.poll() is None:
+                task.kill()
+            task.wait()
+    err = (tmp_path / "worker0.err").read_text()
+    assert chief.returncode != 0 and waited < 180
+    error = [l for l in err.splitlines() if l.startswith("RuntimeError: shims.MonitoredTrainingSession: a worker")]
+    assert error, err[-3000:]
+    resume = _latest_step(model_dir)
+    assert resume >= 10 and f"model.ckpt-{resume} (step {resume})" in error[0], error[0]
+    hosts = ["localhost:%d" % _free_port() for _ in range(2)]
+    tasks = [_task(sys.executable, migrated, ["--train_dir=%s" % d, "--last_step=%d" % (resume + 4)],
+                   _env({"worker": hosts}, ("worker", i)), tmp_path / ("again%d" % i))
+             for i, d in enumerate((model_dir, tmp_path / "empty"))]
+    try:
+        for task in tasks:
+            task.wait(timeout=240)
+    finally:
+        for task in tasks:
+            if task.poll() is None:
+                task.kill()
+            task.wait()
+    for i, task in enumerate(tasks):
+        out = (tmp_path / ("again%d.out" % i)).read_text()
+        assert task.returncode == 0, (tmp_path / ("again%d.err" % i)).read_text()[-3000:]
+        assert out.split()[:2] == ["START", str(resume)] and len(_sync_losses(out)) == 4, out
+    assert _latest_step(model_dir) == resume + 4

@@ -403,3 +403,69 @@ def test_a_bad_tf_config_or_flag_name_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("TFM_LOST_TASK_SECONDS", "soon")
     with pytest.raises(ValueError, match="TFM_LOST_TASK_SECONDS='soon' is not a number"):
         shims.cluster.lost_task_seconds()
+
+
+def test_a_multi_worker_task_knows_the_workers_as_tf1_numbered_them(capsys):
+    """#27: shims.cluster.MultiWorker takes tf.train.Server's arguments; the workers are the
+    cluster's chief (or master) and then its worker tasks; a parameter server's join()
+    returns at once with one line; one worker needs no strategy; bad tasks are one error."""
+    cluster = tf.train.ClusterSpec({"ps": ["p:1"], "chief": ["c:1"], "worker": ["w0:1", "w1:1"]})
+    worker = shims.cluster.MultiWorker(cluster, job_name="worker", task_index=1)
+    assert worker.workers == ["c:1", "w0:1", "w1:1"] and worker.worker_index == 2 and not worker.is_chief
+    chief = shims.cluster.MultiWorker({"chief": ["c:1"], "worker": ["w0:1"]}, job_name="chief", task_index=0)
+    assert chief.is_chief and chief.target == ""
+    server_def = tf.train.ServerDef(cluster=cluster.as_cluster_def(), job_name="worker", task_index=0)
+    assert shims.cluster.MultiWorker(server_def).worker_index == 1
+    ps = shims.cluster.MultiWorker(cluster, job_name="ps", task_index=0)
+    ps.join()
+    assert "/job:ps/task:0 has no work" in capsys.readouterr().err
+    with pytest.raises(RuntimeError, match="not a worker job"):
+        ps.strategy()
+    with pytest.raises(RuntimeError, match="it trains, it does not serve"):
+        worker.join()
+    alone = shims.cluster.MultiWorker({"ps": ["p:1"], "worker": ["w:1"]}, job_name="worker", task_index=0)
+    assert alone.strategy() is None  # one worker: the program as it is
+    with pytest.raises(ValueError, match="task 3 of job 'worker', which has 2"):
+        shims.cluster.MultiWorker(cluster, job_name="worker", task_index=3)
+    with pytest.raises(ValueError, match="job 'evaluator' is not in the cluster"):
+        shims.cluster.MultiWorker(cluster, job_name="evaluator", task_index=0)
+
+
+def test_a_sync_replicas_optimizer_on_workers_is_its_wrapped_optimizer():
+    """#27: shims.cluster.SyncReplicasOptimizer computes and applies the wrapped v1
+    optimizer's gradients (the same slots and variables as TF1's, whose checkpoints it
+    keeps); backup workers, variable averages and a replica count other than the
+    program's workers are refused; its hook does nothing."""
+    with pytest.raises(NotImplementedError, match="backup workers"):
+        shims.cluster.SyncReplicasOptimizer(tf.compat.v1.train.AdamOptimizer(0.1), 2, total_num_replicas=3)
+    with pytest.raises(NotImplementedError, match="variable_averages"):
+        shims.cluster.SyncReplicasOptimizer(tf.compat.v1.train.AdamOptimizer(0.1), 1,
+                                            variable_averages=object())
+
+    def build(x, count):
+        w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.ones_initializer())
+        loss = tf.reduce_mean(tf.matmul(x, w))
+        opt = shims.cluster.SyncReplicasOptimizer(tf.compat.v1.train.AdamOptimizer(0.1), count)
+        step = tf.compat.v1.train.get_or_create_global_step()
+        return {"train": opt.minimize(loss, global_step=step), "w": w}
+
+    def plain(x):
+        w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.ones_initializer())
+        step = tf.compat.v1.train.get_or_create_global_step()
+        train = tf.compat.v1.train.AdamOptimizer(0.1).minimize(tf.reduce_mean(tf.matmul(x, w)), global_step=step)
+        return {"train": train, "w": w}
+
+    data = np.arange(12, dtype=np.float32).reshape(4, 3)
+    spec = tf.TensorSpec([None, 3], tf.float32)
+    synced = shims.GraphProgram(lambda x: build(x, 1), x=spec)
+    alone = shims.GraphProgram(plain, x=spec)
+    for _ in range(3):
+        synced.run("train", x=data)
+        alone.run("train", x=data)
+    assert sorted(synced.name_of(v) for v in synced.variables) == sorted(alone.name_of(v) for v in alone.variables)
+    np.testing.assert_allclose(synced.run("w", x=data), alone.run("w", x=data))
+    hook = shims.cluster.SyncReplicasOptimizer(tf.compat.v1.train.AdamOptimizer(0.1), 1).make_session_run_hook(True)
+    assert type(hook) is tf.compat.v1.train.SessionRunHook  # TF's own, with nothing to do
+    wrong = shims.GraphProgram(lambda x: build(x, 2), x=spec)
+    with pytest.raises(ValueError, match="replicas_to_aggregate=2, but the program runs on 1 worker"):
+        wrong.run("train", x=data)

@@ -24,6 +24,8 @@ that task refused connections for `TFM_LOST_TASK_SECONDS` (60); a cluster manage
 policy then resumes the job from the checkpoint. A task back in time (restarted) lets TF's
 recovery go on, as on TF 1.15; `TFM_LOST_TASK_SECONDS=0` waits for ever, as TF 1.15 did.
 Parameter servers are not watched: they serve until stopped, as on TF 1.15.
+(A synchronous program, with `SyncReplicasOptimizer`, is converted instead: TFM501 makes
+its server `shims.cluster.MultiWorker`, for `tf.distribute.MultiWorkerMirroredStrategy`.)
 """
     before = """
 import tensorflow as tf

@@ -26,7 +26,6 @@ import inspect
 import json
 import logging
 import os
-import re
 import time
 from typing import Any, Callable, Dict, Iterable, List, Optional
 import tempfile
@@ -536,11 +535,10 @@ class Estimator:
         try:
             step_value, loss = self._train_loop(program, dataset, hooks_run, saver, start,
                                                 max_steps, len(feeds) == 2)
-        except (tf.errors.UnavailableError, tf.errors.AbortedError, tf.errors.CancelledError,
-                tf.errors.DeadlineExceededError, tf.errors.InternalError) as error:
+        except _replicas.LOST_WORKER_ERRORS as error:
             if strategy is None or _replicas.workers(strategy) == 1:
                 raise
-            raise _worker_lost(error, self._model_dir) from None
+            raise _replicas.worker_lost(error, self._model_dir, "shims.estimator") from None
         saver.end(step_value)
         hooks_run.end()
         program.flush_summary_writers()  # TF1's graph and its writers ended with train()
@@ -749,22 +747,6 @@ def _input_context(strategy):
         num_input_pipelines=_replicas.workers(strategy),
         input_pipeline_id=getattr(strategy.extended, "_id_in_cluster", 0) or 0,
         num_replicas_in_sync=strategy.num_replicas_in_sync)
-
-
-def _worker_lost(error, model_dir: str) -> RuntimeError:
-    """One clear error when the cluster lost a worker mid-step (TensorFlow aborts the
-    collective on the others): where training can resume from."""
-    latest = tf.train.latest_checkpoint(model_dir)
-    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    telling = [line for line in lines if re.search(r"unhealthy|abort|unavailable|connect|socket|"
-                                                   r"heartbeat|task", line, re.I)]
-    detail = (telling or lines or [type(error).__name__])[0][:300]
-    resume = (f"the latest checkpoint, {latest} (step "
-              f"{int(tf.train.load_variable(latest, 'global_step'))}), is where every worker "
-              "resumes when the job is started again") if latest else \
-        f"no checkpoint was written to {model_dir} yet: a new start begins from the beginning"
-    return RuntimeError(f"shims.estimator: a worker of the cluster stopped during training "
-                        f"({type(error).__name__}: {detail}); {resume}")
 
 
 def _rounds(dataset, program: GraphProgram):

@@ -2,7 +2,8 @@
 
 The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
 into a :class:`~.plan.Plan` (or says what blocks it), ``convert`` rewrites it (and
-``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas), and
+``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
+synchronous cluster program on MultiWorkerMirroredStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
 the names and node readers they share."""
 from __future__ import annotations
@@ -20,9 +21,10 @@ from .graph_mode import GraphMode, _makes_default
 from .plan import Planner
 from .syntax import PLACEHOLDERS, reset_collect_cache
 from .towers import Towers
+from .workers import Workers
 
 
-class SessionPrograms(Detect, Planner, Converter, Towers, GraphMode, Rule):
+class SessionPrograms(Detect, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -55,6 +57,14 @@ converts the program, in a module or a function body, to eager TF2:
   program `.on_towers(num_gpus)`, where the strategy combines the replicas' gradients as
   the function did. A loop that collects anything else of every tower keeps all towers in
   one graph (which TF 2 runs as TF1 did).
+- a synchronous program on a TF1 cluster (`tf.train.Server`, `replica_device_setter`,
+  `SyncReplicasOptimizer`, `MonitoredTrainingSession(master=server.target)`) runs on
+  `tf.distribute.MultiWorkerMirroredStrategy`: its server is `shims.cluster.MultiWorker`
+  (the same arguments; a parameter server's `join()` returns, it has nothing to hold), the
+  program `.on_workers(server)`, the device setter's scope and the optimizer's hook go, and
+  `shims.cluster.SyncReplicasOptimizer` lets the strategy average the workers' gradients
+  every step, as the chief's queue did. Other cluster programs (asynchronous ones, backup
+  workers, TF1's queues and tokens used by hand) keep running on their cluster in graph mode.
 
 Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
 session passed elsewhere, a graph name rebound later, a monitored session, ...), the
@@ -99,6 +109,7 @@ print(program.run("loss", x=data))
         self._placeholders: List[tuple] = []
         self._functions: List[cst.FunctionDef] = []
         self._graphs = 0
+        self._sync_hooks: frozenset = frozenset()  # the program being planned: its sync hooks (Workers)
 
     # -- the engine's walk: placeholders and where they are ------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

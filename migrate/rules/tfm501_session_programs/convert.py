@@ -11,6 +11,7 @@ from migrate.codemod.rule import Finding
 
 from .plan import Plan
 from .towers import TowerLoop, on_replicas
+from .workers import WorkerProgram, on_workers
 from .syntax import (
     CONVERTED_MONITORED,
     GRAPH_SEEDS,
@@ -42,10 +43,14 @@ class Converter:
             towers = self._tower_loop(graph, _collect(*graph).binds)
         kept = f"; its towers stay in one graph ({towers})" if isinstance(towers, str) else ""
         towers = towers if isinstance(towers, TowerLoop) else None
+        workers = plan.workers
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
                                       "by a function run as tf.function steps (shims.GraphProgram)"
                               + (f"; its towers run as tf.distribute.MirroredStrategy replicas "
-                                 f"({towers.on_towers[1:]})" if towers else kept))
+                                 f"({towers.on_towers[1:]})" if towers else kept)
+                              + ("; its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy "
+                                 f"(shims.cluster.MultiWorker, {workers.on_workers[1:]}), which averages "
+                                 "their gradients every step as SyncReplicasOptimizer did" if workers else ""))
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
@@ -78,11 +83,13 @@ class Converter:
             elif isinstance(anchor, cst.With):
                 shim = CONVERTED_MONITORED[self._call_name(anchor.items[0].item)]
                 finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-                    [*definition(), _monitored_over(updated, program, shim)]))
+                    [*definition(), _monitored_over(updated, program, shim, bool(workers))]))
             else:  # `sess = tf.train.MonitoredTrainingSession(...)`
                 shim = CONVERTED_MONITORED[self._call_name(_value(anchor))]
                 finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-                    [*definition(), _program_first(updated, program, shim)]))
+                    [*definition(), _program_first(updated, program, shim, bool(workers))]))
+            if workers:
+                self._to_workers(finding, stmts, workers)
         else:
             def replacement(updated):
                 new = definition()
@@ -94,6 +101,17 @@ class Converter:
         self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
         self._rewire(finding, stmts, plan, program, exprs)
         return finding
+
+    def _to_workers(self, finding, stmts, workers: WorkerProgram) -> None:
+        """A synchronous cluster program's server is ``shims.cluster.MultiWorker``, its
+        optimizer's hook goes from its statements and hooks lists (see ``workers``)."""
+        finding.replace(workers.server_call, lambda updated: updated.with_changes(
+            func=cst.parse_expression("shims.cluster.MultiWorker")))
+        for stmt in workers.hook_stmts:
+            if any(stmt is s for s in stmts):
+                finding.remove(stmt)
+        for lst, drop in workers.hook_lists:
+            finding.replace(lst, lambda updated, drop=drop: _without(updated, drop))
 
     def _moved(self, stmts, plan: Plan) -> List[int]:
         """Indices of the graph statements that go into the build function (placeholders
@@ -142,14 +160,18 @@ class Converter:
         facts = self.ctx.facts
         captured = self._captured  # the fetched expressions as the other fixes left them
         header = f"def {build}({', '.join(params)}):\n    pass\n"
+        workers = plan.workers
         program_line = (f"{program} = shims.GraphProgram({build}"
-                        f"{''.join(', ' + s for s in specs)}){towers.on_towers if towers else ''}\n")
+                        f"{''.join(', ' + s for s in specs)}){towers.on_towers if towers else ''}"
+                        f"{workers.on_workers if workers else ''}\n")
 
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]
             body += _as_moved(facts, [stmts[i] for i in moved])
             if towers:
                 body = on_replicas(body, towers)
+            if workers:
+                body = on_workers(body, workers)
             body += _as_moved(facts, plan.hoisted)
             body += [cst.parse_statement(f"{name} = {code(captured.get(id(expr), expr))}\n")
                      for found in exprs.values() for expr, name in found]
@@ -175,6 +197,8 @@ class Converter:
                    anchor.items if isinstance(anchor, cst.With) else [anchor])
         if plan.supervisor is not None:  # re-made as shims.Supervisor: its renames go
             session.append(plan.supervisor.body[0].value.func)
+        if plan.workers is not None:  # the server is re-made as shims.cluster.MultiWorker
+            session.append(plan.workers.server_call.func)
         for node in [*(stmts[i] for i in plan.graph if i not in moved),
                      *(stmts[i] for i in plan.switches),
                      *session,
@@ -348,18 +372,38 @@ class Converter:
         return rewrite
 
 
-def _monitored_over(updated: cst.With, program: str, shim: str) -> cst.With:
+def _monitored_over(updated: cst.With, program: str, shim: str, local: bool = False) -> cst.With:
     """``with tf.train.MonitoredTrainingSession(args) as s:`` (as the other fixes left its
-    arguments) -> ``with shims.MonitoredTrainingSession(program, args) as s:``."""
+    arguments) -> ``with shims.MonitoredTrainingSession(program, args) as s:``; ``local``:
+    without its ``master=`` (a cluster's workers now run the program themselves)."""
     item = updated.items[0]
-    return updated.with_changes(items=[item.with_changes(item=_over(item.item, program, shim))])
+    made = _over(_without_master(item.item) if local else item.item, program, shim)
+    return updated.with_changes(items=[item.with_changes(item=made)])
 
 
-def _program_first(updated: cst.SimpleStatementLine, program: str, shim: str):
+def _program_first(updated: cst.SimpleStatementLine, program: str, shim: str, local: bool = False):
     """``sv = tf.train.Supervisor(args)`` -> ``sv = shims.Supervisor(program, args)``."""
     assign = updated.body[0]
-    return updated.with_changes(body=[assign.with_changes(value=_over(assign.value, program, shim))],
-                                leading_lines=())
+    made = _over(_without_master(assign.value) if local else assign.value, program, shim)
+    return updated.with_changes(body=[assign.with_changes(value=made)], leading_lines=())
+
+
+def _without_master(call: cst.Call) -> cst.Call:
+    """A monitored session's call without its ``master`` (keyword, or first positional)."""
+    args = [a for i, a in enumerate(call.args)
+            if not ((a.keyword is not None and a.keyword.value == "master") or (a.keyword is None and i == 0))]
+    if args and isinstance(call.args[-1].comma, cst.MaybeSentinel):
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
+
+
+def _without(lst: cst.List, drop) -> cst.List:
+    """The list without its elements at the indexes ``drop`` (its last one without a comma
+    when the list had none there)."""
+    kept = [e for i, e in enumerate(lst.elements) if i not in drop]
+    if kept and isinstance(lst.elements[-1].comma, cst.MaybeSentinel):
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return lst.with_changes(elements=kept)
 
 
 def _edited(statement: cst.SimpleStatementLine, edits) -> cst.SimpleStatementLine:

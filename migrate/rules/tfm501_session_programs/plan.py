@@ -15,6 +15,7 @@ from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAF
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
+from .workers import WorkerProgram
 
 
 @dataclass
@@ -56,6 +57,8 @@ class Plan:
     supervisor_edits: Dict[str, Optional[str]] = field(default_factory=dict)
     supervisor_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     supervisor_handled: Set[int] = field(default_factory=set)
+    # a synchronous program on a TF1 cluster: its workers run on MultiWorkerMirroredStrategy
+    workers: Optional[WorkerProgram] = None
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
     queue_runners: List[cst.Call] = field(default_factory=list)  # start_queue_runners: tf.data now
@@ -80,6 +83,7 @@ class Planner:
                     monitored=self._monitored(stmts[session_at]) is not None,
                     supervisor=None if self_name else self._supervisor_of(stmts[session_at]))
         blockers: List[str] = []
+        self._sync_hooks = self._sync_hook_names(stmts)  # a SyncReplicasOptimizer's hooks: the session's
         self._monitoring = plan.monitored  # _session_call: should_stop() is the session's too
         self._supervisor = _assigned_key(plan.supervisor) if plan.supervisor else None
         if plan.monitored:
@@ -87,15 +91,29 @@ class Planner:
         self._read_graph(stmts, session_at, plan, blockers)
         self._read_uses(stmts, session_at, plan, blockers)
         cluster = self._cluster(stmts, session_at)
-        if cluster:
+        workers = self._sync_workers(stmts, session_at, plan) if cluster else None
+        if isinstance(workers, WorkerProgram) and not blockers:
+            self._on_workers(stmts, plan, workers)
+        elif cluster:
             blockers.insert(0, f"a program on a TF1 cluster ({', '.join(cluster)}): it keeps running "
                                "there in graph mode; its TF2 form is tf.distribute "
-                               "(MultiWorkerMirroredStrategy or ParameterServerStrategy from TF_CONFIG)")
+                               "(MultiWorkerMirroredStrategy or ParameterServerStrategy from TF_CONFIG)"
+                               + (f"; not converted: {workers}" if isinstance(workers, str) else ""))
         if blockers:
             raise _Blocked("; ".join(dict.fromkeys(blockers)))
         if not plan.runs:
             raise _NotAProgram()  # only initializer runs: nothing is computed, nothing to convert
         return plan
+
+    @staticmethod
+    def _on_workers(stmts, plan: Plan, workers: WorkerProgram) -> None:
+        """The workers take the program: the optimizer's hook is neither graph code nor a
+        name the hooks fetch (it goes, see ``workers``)."""
+        plan.workers = workers
+        hooks = {id(s) for s in workers.hook_stmts}
+        plan.graph = [i for i in plan.graph if id(stmts[i]) not in hooks]
+        plan.hook_reads = [(node, key) for node, key in plan.hook_reads
+                           if key not in workers.hook_names and not workers.dropped(node)]
 
     def _read_graph(self, stmts, session_at, plan: Plan, blockers: List[str]) -> None:
         """The statements that build the graph (before the session; in a class, anywhere in
@@ -398,7 +416,8 @@ class Planner:
     def _makes_hooks(self, found) -> bool:
         """Does the statement make TF1 session hooks (``tf.train.StopAtStepHook(...)``)?"""
         names = (self._call_name(c) or "" for c in found.calls)
-        return any(n.startswith(("tf.train.", "tf.estimator.")) and n.endswith("Hook") for n in names)
+        return any(n.startswith(("tf.train.", "tf.estimator.")) and n.endswith("Hook") for n in names) \
+            or any(k in self._sync_hooks and k not in found.binds for _, k in found.reads)  # [sync_hook, ...]
 
     def _hook_reads(self, anchor, rest, plan: Plan) -> List[Tuple[cst.Name, str]]:
         """Graph names a monitored session's hooks are given: in the session call's

@@ -56,7 +56,9 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.train.Int64List", "tf.io.TFRecordWriter", "tf.io.TFRecordOptions",
                "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
                "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state",
-               "tf.train.ChiefSessionCreator"}
+               "tf.train.ChiefSessionCreator",
+               # a cluster's description and its task's server: the process's, not the graph's
+               "tf.train.ClusterSpec", "tf.train.Server"}
 PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_",
                        "tf.config.")  # tf.config: the process's devices and threads, set before any graph
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
