@@ -258,3 +258,28 @@ def from_chief(program) -> None:
 
     with strategy.scope():
         synchronise()
+
+
+class WrappedOptimizer(tf.compat.v1.train.Optimizer):
+    """A TF1 optimizer wrapper whose cross-replica work the strategy does (or that has none
+    to do): it computes and applies the wrapped v1 optimizer's gradients, whose slots,
+    variables and checkpoint names are the wrapped optimizer's, as they were in TF1."""
+
+    def __init__(self, opt, name: str) -> None:
+        super().__init__(False, name)
+        self._opt = opt
+
+    def compute_gradients(self, *args, **kwargs):
+        return self._opt.compute_gradients(*args, **kwargs)
+
+    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
+        return self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
+
+    def get_slot(self, *args, **kwargs):
+        return self._opt.get_slot(*args, **kwargs)
+
+    def get_slot_names(self, *args, **kwargs):
+        return self._opt.get_slot_names(*args, **kwargs)
+
+    def variables(self):
+        return self._opt.variables()

@@ -37,6 +37,8 @@ from typing import List, Optional, Tuple
 
 import tensorflow as tf
 
+from shims import _replicas
+
 __all__ = ["CLUSTER_FLAGS", "MultiWorker", "Server", "SyncReplicasOptimizer", "lost_task_seconds",
            "tf_config_flag"]
 
@@ -168,7 +170,7 @@ class MultiWorker:
 _STRATEGY: dict = {}  # the process's MultiWorkerMirroredStrategy (TensorFlow allows one)
 
 
-class SyncReplicasOptimizer(tf.compat.v1.train.Optimizer):
+class SyncReplicasOptimizer(_replicas.WrappedOptimizer):
     """TF1's ``tf.train.SyncReplicasOptimizer`` in a program on ``MultiWorker``'s strategy:
     the wrapped v1 optimizer computes and applies the gradients, which the strategy
     averages across the workers in every step (TF1 averaged ``replicas_to_aggregate``
@@ -180,7 +182,7 @@ class SyncReplicasOptimizer(tf.compat.v1.train.Optimizer):
     def __init__(self, opt, replicas_to_aggregate, total_num_replicas=None,
                  variable_averages=None, variables_to_average=None, use_locking=False,
                  name="sync_replicas"):
-        super().__init__(use_locking, name)
+        super().__init__(opt, name)
         total = replicas_to_aggregate if total_num_replicas is None else total_num_replicas
         if replicas_to_aggregate != total:
             raise NotImplementedError(
@@ -189,7 +191,7 @@ class SyncReplicasOptimizer(tf.compat.v1.train.Optimizer):
         if variable_averages is not None or variables_to_average:
             raise NotImplementedError("SyncReplicasOptimizer: variable_averages has no "
                                       "tf.distribute form; keep the moving averages in the model")
-        self._opt, self._replicas = opt, int(replicas_to_aggregate)
+        self._replicas = int(replicas_to_aggregate)
 
     def _check_replicas(self) -> None:
         strategy = tf.distribute.get_strategy()
@@ -200,19 +202,7 @@ class SyncReplicasOptimizer(tf.compat.v1.train.Optimizer):
 
     def compute_gradients(self, *args, **kwargs):
         self._check_replicas()
-        return self._opt.compute_gradients(*args, **kwargs)
-
-    def apply_gradients(self, grads_and_vars, global_step=None, name=None):
-        return self._opt.apply_gradients(grads_and_vars, global_step=global_step, name=name)
-
-    def get_slot(self, *args, **kwargs):
-        return self._opt.get_slot(*args, **kwargs)
-
-    def get_slot_names(self, *args, **kwargs):
-        return self._opt.get_slot_names(*args, **kwargs)
-
-    def variables(self):
-        return self._opt.variables()
+        return super().compute_gradients(*args, **kwargs)
 
     def make_session_run_hook(self, is_chief, num_tokens=-1):
         """TF1's hook started the chief's queue runner and filled the token queue: nothing

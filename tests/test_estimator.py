@@ -188,6 +188,33 @@ def test_tpu_estimator_spec_on_cpu(tmp_path):
         bad.as_estimator_spec()
 
 
+def test_tpu_estimator_with_use_tpu_on_a_machine_without_one_runs_the_cpu_path(tmp_path, caplog):
+    """#27: TPUEstimator(use_tpu=True) without a TPU (TF 1.15 stopped, finding none) runs
+    the CPU/GPU path with one note; the model_fn's CrossShardOptimizer is the optimizer it
+    wraps (one shard: the same update, the same slot names) and takes only TF1's
+    reductions."""
+    def model_fn(features, labels, mode, params):
+        assert params["use_tpu"] is False and params["batch_size"] == 4
+        out = tf.compat.v1.layers.dense(features, 1, name="out")
+        loss = tf.reduce_mean(tf.square(out - labels))
+        optimizer = estimator.CrossShardOptimizer(tf.compat.v1.train.AdamOptimizer(0.1))
+        train_op = optimizer.minimize(loss, tf.compat.v1.train.get_global_step())
+        return estimator.TPUEstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    def batched(params):
+        return tf.data.Dataset.from_tensors((np.ones((3,), "float32"), np.ones((1,), "float32"))).repeat(
+        ).batch(params["batch_size"])
+
+    with caplog.at_level("WARNING", logger="tensorflow"):
+        model = estimator.TPUEstimator(model_fn=model_fn, model_dir=str(tmp_path), use_tpu=True,
+                                       train_batch_size=4)
+    assert [r.message for r in caplog.records if "this machine has no TPU" in r.message]
+    model.train(batched, max_steps=2)
+    assert "out/kernel/Adam" in model.get_variable_names() and model.get_variable_value("global_step") == 2
+    with pytest.raises(ValueError, match="Unsupported reduction: none"):
+        estimator.CrossShardOptimizer(tf.compat.v1.train.AdamOptimizer(0.1), reduction="none")
+
+
 TF1_RUN_CONFIG = """
 import json, os
 os.environ["TF_CONFIG"] = {tf_config!r}

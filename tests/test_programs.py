@@ -271,6 +271,27 @@ def test_program_suite_becomes_eager_and_computes_what_tf1_computed(name, tmp_pa
     assert report["variables"]
 
 
+def test_a_tpu_estimator_with_use_tpu_and_no_tpu_computes_what_tf_1_15_computed_without(tmp_path, tf1_python):
+    """#27: BERT's scripts with use_tpu=True on a machine without a TPU (TF 1.15 stops,
+    finding no TPU; TPUEstimator then ran with use_tpu=False): migrated, the same script
+    runs TPUEstimator's CPU path, its CrossShardOptimizer the optimizer it wraps, and
+    `verify --program` finds it EQUIVALENT to TF 1.15's use_tpu=False run."""
+    legacy = os.path.join(SUITE, "tpu_estimator.py")
+    source = open(legacy).read()
+    assert "    use_tpu = False\n" in source
+    (tmp_path / "on_tpu.py").write_text(source.replace("    use_tpu = False\n", "    use_tpu = True\n"))
+    out = cli("upgrade", tmp_path / "on_tpu.py", "--outtree", tmp_path / "out", "--no-cache")
+    assert out.returncode in (0, 1), out.stderr
+    migrated = tmp_path / "out" / "on_tpu.py"
+    assert code_only(migrated).count("shims . estimator . CrossShardOptimizer ( optimizer )") == 2
+    proc = verify_program(tf1_python, legacy, migrated, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["tf1"]["real"] and report["init"]["shared"], report["tf1"]
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert report["variables"]
+
+
 SLIM_ALIAS = """import numpy as np
 import tensorflow as tf
 

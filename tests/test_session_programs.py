@@ -353,13 +353,33 @@ with tf.Session() as s:
 '''
 
 
+COLLECTIONS_PAST_THE_GRAPH = '''"""The variables listed and counted after training, from TF1's collections."""
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+hidden = tf.layers.dense(x, 4, name="hidden")
+loss = tf.reduce_mean(tf.layers.dense(hidden, 1, name="out"))
+train = tf.train.AdamOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    sess.run(train, feed_dict={x: np.ones([2, 3], np.float32)})
+    print("trained:", " ".join(v.name for v in tf.trainable_variables()))
+print("parameters", sum(int(np.prod(v.shape.as_list())) for v in tf.trainable_variables()))
+print("saved", len(tf.global_variables()))
+'''
+
+
 @pytest.mark.parametrize("name,source", [("batch_norm_graph_mode", GRAPH_MODE_BATCH_NORM),
-                                         ("seeded_dropout", SEEDED_DROPOUT)])
+                                         ("seeded_dropout", SEEDED_DROPOUT),
+                                         ("collections_past_the_graph", COLLECTIONS_PAST_THE_GRAPH)])
 def test_tf1_semantics_carried_over(tmp_path, tf1_python, name, source):
     """#25.3 and #25.5 against real TF 1.15. Kept in graph mode, batch norm stays TF1's
     layer, so its UPDATE_OPS run and the moving statistics update (they stayed 0). Seeded
     dropout draws TF1's masks on every run, and what graph-building code prints comes out
-    once (it came out once per traced step)."""
+    once (it came out once per traced step). TF1's variable collections read after the
+    graph (names listed, parameters counted) are the program's: eager TF2 keeps none, so
+    they printed nothing and 0."""
     (tmp_path / f"{name}.py").write_text(source)
     migrate(tmp_path / f"{name}.py", tmp_path / "out")
     migrated = (tmp_path / "out" / f"{name}.py").read_text()

@@ -105,6 +105,8 @@ SUPPORTED = {
     "tf.contrib.tpu.RunConfig": "RunConfig",
     "tf.contrib.tpu.TPUConfig": "TPUConfig",
     "tf.contrib.tpu.InputPipelineConfig": "InputPipelineConfig",
+    "tf.contrib.tpu.CrossShardOptimizer": "CrossShardOptimizer",
+    "tf.tpu.CrossShardOptimizer": "CrossShardOptimizer",
     "tf.contrib.learn.ModeKeys": "ModeKeys",
     "tf.train.SessionRunHook": "SessionRunHook",
     "tf.train.SessionRunArgs": "SessionRunArgs",

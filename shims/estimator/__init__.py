@@ -46,7 +46,7 @@ from shims.estimator import early_stopping
 from shims.estimator import early_stopping as experimental  # tf.estimator.experimental's hooks
 
 __all__ = [
-    "CheckpointSaverHook", "ChiefSessionCreator", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
+    "CheckpointSaverHook", "ChiefSessionCreator", "CrossShardOptimizer", "Estimator", "EstimatorSpec", "EvalSpec", "LoggingTensorHook",
     "ModeKeys", "NanLossDuringTrainingError", "NanTensorHook", "RunConfig", "SessionRunArgs",
     "SessionRunHook", "SessionRunValues",
     "StopAtStepHook", "InputPipelineConfig", "TPUConfig", "TPUEstimator", "TPUEstimatorSpec",
@@ -678,14 +678,26 @@ class Estimator:
 
 
 class TPUEstimator(Estimator):
-    """``TPUEstimator`` on CPU/GPU (``use_tpu=False``): batch sizes go to params."""
+    """``TPUEstimator`` on CPU/GPU, TF 1.15's ``use_tpu=False`` path: batch sizes go to
+    params. With ``use_tpu=True`` on a machine without a TPU the same program runs that
+    path, with a note (TF 1.15 stopped there, finding no TPU to connect to); the model_fn's
+    ``CrossShardOptimizer`` is then the optimizer it wraps (one shard). On a TPU it is one
+    clear error: there is no TPUStrategy path."""
 
     def __init__(self, model_fn=None, model_dir=None, config=None, params=None, use_tpu=False,
                  train_batch_size=None, eval_batch_size=None, predict_batch_size=None,
                  batch_axis=None, eval_on_tpu=True, export_to_tpu=True, warm_start_from=None,
                  **_ignored):
         if use_tpu:
-            raise NotImplementedError("shims.estimator.TPUEstimator runs with use_tpu=False only")
+            if tf.config.list_logical_devices("TPU"):
+                raise NotImplementedError(
+                    "shims.estimator.TPUEstimator(use_tpu=True) on a TPU: shims.estimator has no "
+                    "TPUStrategy path; run with use_tpu=False (the CPU/GPU path), or move the "
+                    "model to tf.distribute.TPUStrategy")
+            _log.warning("TPUEstimator(use_tpu=True): this machine has no TPU, so the program runs "
+                         "TPUEstimator's CPU/GPU path (use_tpu=False: one replica with the global "
+                         "batch sizes, host calls every step; CrossShardOptimizer is the optimizer "
+                         "it wraps)")
         params = dict(params or {})
         self._batch_sizes = {ModeKeys.TRAIN: train_batch_size, ModeKeys.EVAL: eval_batch_size,
                              ModeKeys.PREDICT: predict_batch_size}
@@ -713,6 +725,23 @@ class TPUEstimator(Estimator):
         return super().predict(input_fn, predict_keys=predict_keys, hooks=hooks,
                                checkpoint_path=checkpoint_path,
                                yield_single_examples=yield_single_examples)
+
+
+class CrossShardOptimizer(_replicas.WrappedOptimizer):
+    """``tf.tpu.CrossShardOptimizer`` where ``TPUEstimator`` runs its CPU/GPU path (no TPU):
+    one shard, whose cross-shard sum (or mean) of the gradients is the gradients
+    themselves, so it computes and applies those of the optimizer it wraps (its slots and
+    checkpoint names too), as TF1's did on one shard."""
+
+    def __init__(self, opt, reduction=tf.compat.v1.losses.Reduction.MEAN, name="CrossShardOptimizer",
+                 group_assignment=None):
+        accepted = (tf.compat.v1.losses.Reduction.SUM, tf.compat.v1.losses.Reduction.MEAN)
+        if reduction not in accepted:
+            raise ValueError(f"Unsupported reduction: {reduction}.")
+        if tf.config.list_logical_devices("TPU"):
+            raise NotImplementedError("shims.estimator.CrossShardOptimizer on a TPU: shims.estimator has "
+                                      "no TPUStrategy path (see TPUEstimator)")
+        super().__init__(opt, name)
 
 
 def _spec_hooks(spec, mode):

@@ -13,6 +13,7 @@ from .plan import Plan
 from .towers import TowerLoop, on_replicas
 from .workers import WorkerProgram, on_workers
 from .syntax import (
+    COLLECTION_READS,
     CONVERTED_MONITORED,
     GRAPH_SEEDS,
     RANDOM_OPS,
@@ -204,7 +205,7 @@ class Converter:
                      *session,
                      *(item for stmt in plan.reopened for item in stmt.items),
                      *plan.removals, *(c.func for c in plan.runs), *plan.queue_runners,
-                     *(c.func for c, _ in plan.saves)]:
+                     *(c.func for c, _ in plan.saves), *plan.collections]:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
 
@@ -225,6 +226,9 @@ class Converter:
                  *updated.body.body[1:]]))
         for literal in plan.feed_dicts.values():
             finding.replace(literal, self._feed_replacement(self_name))
+        for call in plan.collections:  # tf.trainable_variables() past the graph: the program's
+            finding.replace(call, cst.parse_expression(
+                COLLECTION_READS[self._call_name(call)].format(program=program)))
         for node, key in plan.hook_reads:  # NanTensorHook(loss): the hooks fetch by name
             finding.replace(node, cst.SimpleString(f'"{_plain(key)}"'))
         scopes = [*stmts, *plan.methods]

@@ -11,7 +11,7 @@ from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (CLUSTER, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+from .syntax import (CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
@@ -52,6 +52,7 @@ class Plan:
     scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
+    collections: List[cst.Call] = field(default_factory=list)  # tf.trainable_variables() past the graph
     # a Supervisor's graph-valued arguments: keyword -> its replacement (None: it goes), the
     # names given by graph name (global_step, summary_op), the name reads those account for
     supervisor_edits: Dict[str, Optional[str]] = field(default_factory=dict)
@@ -361,6 +362,18 @@ class Planner:
                                     f"({key!r}) is used by the program")
                 elif key in plan.graph_keys | plan.inits | plan.savers:
                     blockers.append(f"graph value {key!r} is used outside sess.run()")
+        plan.collections = self._collection_reads(stmts, session_at, plan)
+
+    def _collection_reads(self, stmts, session_at, plan: Plan) -> List[cst.Call]:
+        """``tf.trainable_variables()`` past the graph (parameters counted, names printed
+        after training): eager TF2 keeps no collections (an empty list), the program does."""
+        if plan.self_name:
+            return []
+        inside: Set[int] = set()
+        for node in [*plan.hoisted, *plan.runs]:  # moved into the build, or a fetch
+            inside |= _ids(node)
+        return [c for c in _collect(*stmts[session_at:]).calls
+                if self._call_name(c) in COLLECTION_READS and not c.args and id(c) not in inside]
 
     def _inline_scaffold(self, anchor, blockers: List[str]) -> Optional[cst.Call]:
         """``MonitoredTrainingSession(..., scaffold=tf.train.Scaffold(...))``: the scaffold

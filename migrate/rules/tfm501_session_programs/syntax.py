@@ -61,6 +61,11 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.train.ClusterSpec", "tf.train.Server"}
 PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_",
                        "tf.config.")  # tf.config: the process's devices and threads, set before any graph
+# TF1's variable collections read past the graph -> the program's own lists (eager TF2 has
+# no collections: tf.compat.v1.trainable_variables() there is an empty list)
+COLLECTION_READS = {"tf.trainable_variables": "list({program}.trainable_variables)",
+                    "tf.global_variables": "{program}.global_variables()",
+                    "tf.all_variables": "{program}.global_variables()"}
 SESSION_RUN_ARGS = {"tf.train.SessionRunArgs", "tf.estimator.SessionRunArgs"}
 MONITORED = {"tf.train.MonitoredTrainingSession", "tf.train.MonitoredSession",
              "tf.train.SingularMonitoredSession"}
