@@ -259,6 +259,72 @@ def test_repeat_says_where_tf1_itself_is_not_deterministic(tmp_path, tf1_python)
     assert "TF1 ran 2 times: 1 printed lines differed between its own runs (TF1 is not deterministic" in text
 
 
+SHUFFLED = '''
+import random
+
+import numpy as np
+import tensorflow as tf
+
+data = np.random.randn(64, 3).astype(np.float32)  # numpy unseeded, as tutorials draw
+np.random.seed(None)  # TF 1.x's MNIST reader reseeds so for every DataSet, to shuffle
+order = np.random.permutation(64)
+x = tf.placeholder(tf.float32, [None, 3])
+w = tf.Variable(tf.ones([3, 1]))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(8):
+        batch = data[order[step * 8:(step + 1) * 8]]
+        print("step", step, sess.run([train, loss], feed_dict={x: batch})[1], random.random())
+'''
+
+
+def test_unseeded_numpy_and_python_randomness_is_the_same_on_both_sides(tmp_path, tf1_python):
+    """A program's unseeded draws (numpy's global state, np.random.seed(None) as TF 1.x's
+    MNIST reader calls it to shuffle, Python's random) differed between the TF1 run and
+    the migrated run, so a tutorial's batches did and verify found no tutorial on MNIST
+    equivalent; both sides now start from the same seed."""
+    (tmp_path / "shuffled.py").write_text(SHUFFLED)
+    migrate(tmp_path / "shuffled.py", tmp_path / "out")
+    proc = verify(tf1_python, tmp_path / "shuffled.py", tmp_path / "out" / "shuffled.py", "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"]
+    lines = [line for stream in report["streams"].values() for line in stream["lines"]]
+    assert len(lines) == 8
+
+
+UNKNOWN_SHAPE = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 2])
+centers = tf.Variable(tf.random_uniform([3, 2], seed=1), validate_shape=False, name="centers")
+distance = tf.reduce_sum(tf.square(tf.expand_dims(x, 1) - tf.reshape(centers, [1, 3, 2])), axis=2)
+nearest = tf.argmin(distance, axis=1)
+update = tf.assign(centers, tf.reshape(centers, [3, 2]) * 0.9)
+data = np.random.RandomState(0).randn(6, 2).astype(np.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print("rank", centers.shape.ndims)  # a graph value read outside run(): kept in graph mode
+    for step in range(3):
+        print("nearest", sess.run(nearest, feed_dict={x: data}), sess.run(update).ravel())
+'''
+
+
+def test_a_variable_without_a_static_shape_takes_its_initial_value(tmp_path, tf1_python):
+    """A variable made with validate_shape=False (k-means' cluster centers) has no static
+    shape: loading the TF1 run's initial values into the migrated run crashed it
+    ("as_list() is not defined on an unknown TensorShape"); it is loaded like the others."""
+    (tmp_path / "centers.py").write_text(UNKNOWN_SHAPE)
+    migrate(tmp_path / "centers.py", tmp_path / "out")
+    assert "disable_eager_execution" in (tmp_path / "out" / "centers.py").read_text()
+    proc = verify(tf1_python, tmp_path / "centers.py", tmp_path / "out" / "centers.py", "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"]
+    assert report["init"]["shared"] and report["init"]["migrated_loaded"] == 1, report["init"]
+
+
 def test_plot_and_the_compat_note(tmp_path):
     """Without --tf1-python the legacy side is TF 2's compat.v1 and the report says it is
     not TF1; --plot draws one panel per printed series with both curves."""

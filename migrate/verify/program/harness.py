@@ -22,6 +22,10 @@ of tf-migrate's: it reports through files named in its configuration.
 - Final values: a Session's variables when it closes (or at exit), and every
   GraphProgram's at exit, merged by TF1 name.
 - Step time: every ``Session.run`` / ``GraphProgram.run`` call is timed.
+- Unseeded randomness: numpy's global random state and Python's ``random`` start from the
+  same seed on every side, and ``numpy.random.seed(None)`` reseeds from it (TF 1.x's MNIST
+  reader reseeds numpy so for every DataSet, shuffling the batches differently in every
+  run): a program's own unseeded draws and its batches are the same on both sides.
 """
 
 HARNESS = r'''
@@ -31,6 +35,36 @@ cfg = json.loads(os.environ["TFM_VERIFY_PROGRAM"])
 if sys.path and sys.path[0] in ("", "."):
     del sys.path[0]
 import numpy as np
+import random as _random
+
+# Unseeded randomness is the same on both sides: numpy's global state and Python's start from
+# one seed, and numpy.random.seed(None) (TF 1.x's MNIST reader calls it for every DataSet
+# when no graph seed is set, to shuffle its batches) reseeds from it instead of the OS.
+# Importing TensorFlow draws from Python's state (TF 2 more than TF 1.15), so both states are
+# set again once it is imported, unless the program seeded them itself by then.
+_numpy_seed, _python_seed, _own_seeds = np.random.seed, _random.seed, set()
+
+
+def _seed(seed=None):
+    if seed is not None:
+        _own_seeds.add("numpy")
+    _numpy_seed(cfg.get("seed", 0) if seed is None else seed)
+
+
+def _seed_python(*args, **kwargs):
+    _own_seeds.add("python")
+    _python_seed(*args, **kwargs)
+
+
+def _same_randomness():
+    if "numpy" not in _own_seeds:
+        _numpy_seed(cfg.get("seed", 0))
+    if "python" not in _own_seeds:
+        _python_seed(cfg.get("seed", 0))
+
+
+np.random.seed, _random.seed = _seed, _seed_python
+_same_randomness()
 
 state = {"covered": {}, "graphs": [], "saved": {}, "init": None, "final": {}, "runs": [], "first_run": None,
          "loaded": [], "unloaded": [], "init_names": [], "busy": False, "programs": [],
@@ -150,7 +184,8 @@ def _load(n, named, assign):
     data = _init_data()
     for name, variable in named:
         value = data.get("%d:%s" % (n, name))
-        if value is not None and tuple(value.shape) == tuple(variable.shape.as_list()):
+        # (a variable made with validate_shape=False has no static shape: k-means' centers)
+        if value is not None and variable.shape.is_compatible_with(value.shape):
             assign(variable, value)
             state["loaded"].append(_label(n, name))
         else:
@@ -286,7 +321,8 @@ if cfg["mode"] == "compat":  # TF 2.x pretending to be TF1: the old default of v
     _patch_sessions(_real)
     state["tf_version"] = _real.__version__ + " (compat.v1 graph mode)"
 else:
-    sys.meta_path.insert(0, _AfterImport({"tensorflow": _patch_sessions,
+    sys.meta_path.insert(0, _AfterImport({"tensorflow": lambda tf_module: (_patch_sessions(tf_module),
+                                                                         _same_randomness()),
                                           "shims.program": _patch_programs}))
 
 
