@@ -90,7 +90,9 @@ with tf.Graph().as_default():
 
 
 TEXT_CNN = '''"""The text-CNN tutorials' shape: pooled branches collected in a list the graph code
-fills, throwaway names (`_`) in the graph and in the loop."""
+fills, throwaway names (`_`) in the graph and in the loop. Its random initial values are
+seeded, so the TF 1.15 reference is one run: from one unseeded draw, twelve Adam steps grew
+TF 2.21's last-digit convolution differences to 3e-5 on one filter (1e-7 from these)."""
 import numpy as np
 import tensorflow as tf
 
@@ -100,12 +102,12 @@ data_y = np.eye(2, dtype="float32")[rng.randint(0, 2, size=32)]
 input_x = tf.placeholder(tf.int32, [None, 12], name="input_x")
 input_y = tf.placeholder(tf.float32, [None, 2], name="input_y")
 keep_prob = tf.placeholder(tf.float32, name="keep_prob")
-W = tf.Variable(tf.random_uniform([50, 8], -1.0, 1.0), name="W")
+W = tf.Variable(tf.random_uniform([50, 8], -1.0, 1.0, seed=1), name="W")
 embedded = tf.expand_dims(tf.nn.embedding_lookup(W, input_x), -1)
 pooled_outputs = []
 for size in (2, 3):
     with tf.name_scope("conv-maxpool-%s" % size):
-        filt = tf.Variable(tf.truncated_normal([size, 8, 1, 4], stddev=0.1), name="W")
+        filt = tf.Variable(tf.truncated_normal([size, 8, 1, 4], stddev=0.1, seed=size), name="W")
         conv = tf.nn.conv2d(embedded, filt, strides=[1, 1, 1, 1], padding="VALID")
         pooled = tf.nn.max_pool(tf.nn.relu(conv), ksize=[1, 12 - size + 1, 1, 1],
                                 strides=[1, 1, 1, 1], padding="VALID")
