@@ -212,10 +212,10 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resume
 
 # --- a synchronous between-graph program (SyncReplicasOptimizer) on MultiWorkerMirroredStrategy ---
 
-SYNC_PROGRAM = '''"""Synchronous between-graph replication as TF 1.x's mnist_replica.py wrote it: flags for
-the cluster, a parameter server, workers under replica_device_setter, SyncReplicasOptimizer
-and its hook, MonitoredTrainingSession(master=server.target). Each worker trains on its
-slice of the same global batch."""
+SYNC_PROGRAM = '''"""Synchronous between-graph replication as SyncReplicasOptimizer's documentation shows
+it, with TF 1.x's mnist_replica.py flags for the cluster: a parameter server, workers under
+replica_device_setter, SyncReplicasOptimizer and its hook, MonitoredTrainingSession(master=
+server.target). Each worker trains on its slice of the same global batch."""
 import time
 
 import numpy as np

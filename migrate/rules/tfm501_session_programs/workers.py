@@ -2,7 +2,7 @@
 ``tf.train.SyncReplicasOptimizer``) runs on ``tf.distribute.MultiWorkerMirroredStrategy``
 (``shims.cluster.MultiWorker``, ``GraphProgram.on_workers``).
 
-TF 1.x's distributed guide wrote it so::
+``SyncReplicasOptimizer``'s documentation and TF 1.x's distributed guide wrote it so::
 
     cluster = tf.train.ClusterSpec({"ps": ps_hosts, "worker": worker_hosts})
     server = tf.train.Server(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)
