@@ -46,7 +46,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from .syntax import _collect, _ids, _target_names, _value
+from .syntax import _collect, _ids, _value
 
 SYNC_OPTIMIZER = "tf.train.SyncReplicasOptimizer"
 SETTER = "tf.train.replica_device_setter"
@@ -133,7 +133,7 @@ class Workers:
         optimizer = self._bound_name(stmts, sync[0])
         if optimizer is None:
             return "its SyncReplicasOptimizer is not bound to one name"
-        used = {n.attr.value for n in nodes_of(self.ctx.module, cst.Attribute)
+        used = {n.attr.value for n in _all(stmts, cst.Attribute)  # the program's block, not the file's
                 if isinstance(n.value, cst.Name) and n.value.value == optimizer}
         if used - _OPTIMIZER_USES:
             return f"its SyncReplicasOptimizer's {sorted(used - _OPTIMIZER_USES)[0]} (TF1's queues and tokens)"
@@ -177,12 +177,10 @@ class Workers:
     def _bound_name(self, stmts, call: cst.Call) -> Optional[str]:
         """``opt = tf.train.SyncReplicasOptimizer(...)``: ``opt``."""
         for stmt in _all(stmts, cst.SimpleStatementLine):
-            value = _value(stmt)
-            if value is call and isinstance(stmt.body[0], cst.Assign) \
-                    and len(stmt.body[0].targets) == 1:
-                names = _target_names(stmt.body[0].targets[0].target)
-                if len(names) == 1 and isinstance(stmt.body[0].targets[0].target, cst.Name):
-                    return names[0].value
+            line = stmt.body[0]
+            if _value(stmt) is call and isinstance(line, cst.Assign) and len(line.targets) == 1 \
+                    and isinstance(line.targets[0].target, cst.Name):
+                return line.targets[0].target.value
         return None
 
     def _server(self, session: cst.Call, anchor) -> Union[Tuple[str, cst.Call], str]:

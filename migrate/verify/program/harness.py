@@ -321,8 +321,11 @@ if cfg["mode"] == "compat":  # TF 2.x pretending to be TF1: the old default of v
     _patch_sessions(_real)
     state["tf_version"] = _real.__version__ + " (compat.v1 graph mode)"
 else:
-    sys.meta_path.insert(0, _AfterImport({"tensorflow": lambda tf_module: (_patch_sessions(tf_module),
-                                                                         _same_randomness()),
+    def _after_tensorflow(tf_module):
+        _patch_sessions(tf_module)
+        _same_randomness()
+
+    sys.meta_path.insert(0, _AfterImport({"tensorflow": _after_tensorflow,
                                           "shims.program": _patch_programs}))
 
 
