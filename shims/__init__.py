@@ -52,7 +52,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from shims import _names  # noqa: F401  (bound here even when the tool loaded it first)
 from shims._runner import get_or_create_layer
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
-from shims.program import Default, GraphProgram, op_name, towers
+from shims.program import Default, GraphProgram, evaluated, op_name, towers
 from shims.monitored import (MonitoredSession, MonitoredTrainingSession, SingularMonitoredSession,
                              Supervisor)
 from shims.ops import dropout
@@ -62,7 +62,7 @@ __all__ = [
     "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
     "SingularMonitoredSession", "Supervisor",
     "cluster", "contrib", "estimator", "queues",
-    "deterministic_random", "dropout", "op_name",
+    "deterministic_random", "dropout", "evaluated", "op_name",
     "get_or_create_layer", "keras_generation", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
     "require_keras", "towers", "track_tf1_style_variables", "tracked_variables",
 ]
@@ -130,10 +130,15 @@ def require_keras(generation: int) -> None:
     if actual != generation:
         why = ("TF_USE_LEGACY_KERAS=1 is set" if os.environ.get("TF_USE_LEGACY_KERAS") in _TRUE
                else "tf.keras was already loaded")
+        remedy = ("run it in a process of its own" if actual == 2 else
+                  # a launcher that imported TensorFlow first (Ray Train's workers do) can
+                  # start its processes with Keras 2 selected instead
+                  "run it in a process of its own, or set TF_USE_LEGACY_KERAS=1 where the "
+                  "process starts (Ray: runtime_env={'env_vars': {'TF_USE_LEGACY_KERAS': '1'}})")
         raise ImportError(
             f"this module was migrated for Keras {generation} but tf.keras in this process is "
             f"{'tf_keras (Keras 2)' if actual == 2 else 'Keras 3'} ({why}); migrate it again with "
-            f"`tf-migrate upgrade --keras {actual}`, or run it in a process of its own")
+            f"`tf-migrate upgrade --keras {actual}`, or {remedy}")
 
 
 def _legacy_paths(add: bool) -> None:

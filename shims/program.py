@@ -404,6 +404,13 @@ def _is_op(value) -> bool:
     return isinstance(value, tf.Operation)
 
 
+def evaluated(value):
+    """``value`` as ``Session.run`` returned it: its tensors (also in lists, tuples and dicts)
+    as numpy. For TF1 code that ran TensorFlow on Python values alone
+    (``sess.run(tf.argmax(labels, 1))``): eager TF2 has computed it already."""
+    return tf.nest.map_structure(lambda t: t.numpy() if tf.is_tensor(t) else t, value)
+
+
 class GraphProgram(tf.Module):
     """Run a TF1 graph-building function as TF2 step functions (see the module doc).
 
@@ -841,6 +848,13 @@ class GraphProgram(tf.Module):
         for writer in self._state.writers:
             gen_summary_ops.flush_summary_writer(writer)
 
+    @property
+    def graph(self):
+        """The graph of the program's step (a ``tf.Graph``), as TF1 code handed ``sess.graph``
+        to a ``FileWriter`` for TensorBoard's graph view."""
+        self._ensure_built()
+        return self._state.graph
+
     def as_default(self):
         """The program's graph as the default graph, as TF1 code run between steps (a
         hook's ``before_run`` calling ``get_default_graph().get_tensor_by_name(...)``)
@@ -1092,7 +1106,10 @@ def _select(graph_values: Mapping[str, Any], fetches, op_names: set, variables=N
                 return tf.identity(value)
         if isinstance(value, Mapping):
             return {k: convert(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
+        if isinstance(value, tuple):  # a tuple stays one, as Session.run kept it
+            items = [convert(v) for v in value]
+            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+        if isinstance(value, list):
             return [convert(v) for v in value]
         return value
 
@@ -1140,9 +1157,14 @@ def _last_built(outs: list):
 
 
 def _numpy(value):
+    """The fetched values as numpy, in the structure ``Session.run`` gave them: lists stay
+    lists and tuples tuples (``compute_gradients``' (gradient, variable) pairs)."""
     if isinstance(value, Mapping):
         return {k: _numpy(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):
+        items = [_numpy(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, list):
         return [_numpy(v) for v in value]
     if hasattr(value, "numpy"):
         return value.numpy()

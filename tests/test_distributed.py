@@ -4,6 +4,7 @@ TF_CONFIG), migrated and run as worker processes on loopback ports. Every wait i
 nothing leaves the machine."""
 import json
 import os
+import pathlib
 import re
 import signal
 import socket
@@ -18,63 +19,10 @@ pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
 EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
+# the cluster programs, TF1 as written (benchmarks/ray_train.py runs them on Ray Train too)
+CLUSTER = pathlib.Path(__file__).parent / "cluster"
 
-PROGRAM = '''"""An Estimator every worker of a cluster trains with a collective strategy, through
-train_and_evaluate (an evaluator task, when the cluster has one, evaluates the checkpoints)."""
-import sys
-
-import numpy as np
-import tensorflow as tf
-
-rng = np.random.RandomState(4)
-X = rng.randn(256, 5).astype(np.float32)
-Y = (X.dot(rng.randn(5, 1)) > 0).astype(np.int32).ravel()
-GLOBAL_BATCH = 16
-
-
-def input_fn(input_context=None):
-    dataset = tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).repeat()
-    batch = GLOBAL_BATCH
-    if input_context is not None and input_context.num_input_pipelines > 1:
-        print("PIPELINE", input_context.input_pipeline_id, "OF", input_context.num_input_pipelines)
-        dataset = dataset.shard(input_context.num_input_pipelines, input_context.input_pipeline_id)
-        batch //= input_context.num_input_pipelines
-    return dataset.batch(batch)
-
-
-def model_fn(features, labels, mode):
-    hidden = tf.layers.dense(features["x"], 8, activation=tf.nn.tanh, name="hidden",
-                             kernel_initializer=tf.glorot_uniform_initializer(seed=1))
-    logits = tf.layers.dense(hidden, 2, name="logits",
-                             kernel_initializer=tf.glorot_uniform_initializer(seed=2))
-    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-    if mode == tf.estimator.ModeKeys.EVAL:
-        accuracy = tf.metrics.accuracy(labels, tf.argmax(logits, 1))
-        return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops={"accuracy": accuracy})
-    train_op = tf.train.MomentumOptimizer(0.1, 0.9).minimize(
-        loss, global_step=tf.train.get_global_step())
-    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
-
-
-if __name__ == "__main__":
-    tf.logging.set_verbosity(tf.logging.INFO)
-    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy()
-    config = tf.estimator.RunConfig(model_dir=sys.argv[1], train_distribute=strategy,
-                                    save_checkpoints_steps=10, log_step_count_steps=5)
-    estimator = tf.estimator.Estimator(model_fn=model_fn, config=config)
-    train_spec = tf.estimator.TrainSpec(input_fn, max_steps=int(sys.argv[2]))
-    eval_spec = tf.estimator.EvalSpec(
-        lambda: tf.data.Dataset.from_tensor_slices(({"x": X}, Y)).batch(64), steps=4,
-        start_delay_secs=0, throttle_secs=1)
-    result = tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)
-    if result and result[0]:  # the evaluator task, or a local run
-        print("EVALUATION", " ".join("%s=%.7g" % (k, result[0][k]) for k in sorted(result[0])))
-    latest = tf.train.latest_checkpoint(sys.argv[1])
-    if latest:  # a worker other than the chief writes no checkpoint
-        print("KERNEL", " ".join("%.9g" % v for v in tf.train.load_variable(latest, "logits/kernel").ravel()))
-    else:
-        print("NO CHECKPOINT")
-'''
+PROGRAM = (CLUSTER / "estimator_multiworker.py").read_text()
 
 
 def _free_port():
@@ -212,75 +160,7 @@ def test_a_killed_worker_stops_the_others_with_a_clear_error_and_training_resume
 
 # --- a synchronous between-graph program (SyncReplicasOptimizer) on MultiWorkerMirroredStrategy ---
 
-SYNC_PROGRAM = '''"""Synchronous between-graph replication as SyncReplicasOptimizer's documentation shows
-it, with TF 1.x's mnist_replica.py flags for the cluster: a parameter server, workers under
-replica_device_setter, SyncReplicasOptimizer and its hook, MonitoredTrainingSession(master=
-server.target). Each worker trains on its slice of the same global batch."""
-import time
-
-import numpy as np
-import tensorflow as tf
-
-flags = tf.app.flags
-flags.DEFINE_string("ps_hosts", "", "comma-separated host:port pairs")
-flags.DEFINE_string("worker_hosts", "", "comma-separated host:port pairs")
-flags.DEFINE_string("job_name", "", "one of 'ps', 'worker'")
-flags.DEFINE_integer("task_index", 0, "index of the task within its job")
-flags.DEFINE_string("train_dir", "", "checkpoint directory")
-flags.DEFINE_integer("last_step", 12, "global step to stop at")
-flags.DEFINE_float("pause", 0.0, "seconds between steps")
-FLAGS = flags.FLAGS
-
-GLOBAL_BATCH = 8
-
-
-def main(unused_argv):
-    ps_hosts = FLAGS.ps_hosts.split(",")
-    worker_hosts = FLAGS.worker_hosts.split(",")
-    num_workers = len(worker_hosts)
-    cluster = tf.train.ClusterSpec({"ps": ps_hosts, "worker": worker_hosts})
-    server = tf.train.Server(cluster, job_name=FLAGS.job_name, task_index=FLAGS.task_index)
-    if FLAGS.job_name == "ps":
-        server.join()
-        return
-    is_chief = FLAGS.task_index == 0
-    with tf.device(tf.train.replica_device_setter(
-            worker_device="/job:worker/task:%d" % FLAGS.task_index, cluster=cluster)):
-        features = tf.placeholder(tf.float32, [None, 3], name="features")
-        targets = tf.placeholder(tf.float32, [None, 1], name="targets")
-        hidden = tf.layers.dense(features, 8, activation=tf.nn.tanh, name="hidden",
-                                 kernel_initializer=tf.constant_initializer(0.1))
-        prediction = tf.layers.dense(hidden, 1, name="out", kernel_initializer=tf.constant_initializer(-0.2))
-        loss = tf.losses.mean_squared_error(targets, prediction)
-        global_step = tf.train.get_or_create_global_step()
-        opt = tf.train.AdamOptimizer(0.05)
-        opt = tf.train.SyncReplicasOptimizer(opt, replicas_to_aggregate=num_workers,
-                                             total_num_replicas=num_workers, name="sync_replicas")
-        train_op = opt.minimize(loss, global_step=global_step)
-    # no token ahead: every step waits for every worker's gradient (TF 1.15 is deterministic
-    # so; by default a worker's first steps may run on variables one update behind)
-    sync_replicas_hook = opt.make_session_run_hook(is_chief, num_tokens=0)
-    rng = np.random.RandomState(0)
-    losses = []
-    with tf.train.MonitoredTrainingSession(master=server.target, is_chief=is_chief,
-                                           checkpoint_dir=FLAGS.train_dir, save_checkpoint_steps=5,
-                                           hooks=[sync_replicas_hook,
-                                                  tf.train.StopAtStepHook(last_step=FLAGS.last_step)],
-                                           stop_grace_period_secs=5) as sess:
-        print("START", sess.run(global_step), flush=True)
-        while not sess.should_stop():
-            batch = rng.randn(GLOBAL_BATCH, 3).astype(np.float32)
-            mine = batch[FLAGS.task_index::num_workers]
-            _, value = sess.run([train_op, loss], feed_dict={features: mine,
-                                                             targets: np.sin(mine.sum(1, keepdims=True))})
-            losses.append(value)
-            time.sleep(FLAGS.pause)
-    print("LOSSES", " ".join("%.7f" % v for v in losses))
-
-
-if __name__ == "__main__":
-    tf.app.run()
-'''
+SYNC_PROGRAM = (CLUSTER / "sync_replicas.py").read_text()
 
 
 @pytest.fixture(scope="module")

@@ -56,6 +56,36 @@ def test_tf1_api_named_in_prose_is_not_tf1_code():
     assert tf1_meaning(code + "tf.logging.info('x')\n")
 
 
+def test_a_project_s_own_layers_contrib_and_models_do_not_make_a_rule_look_at_a_file():
+    """The text tests that decide whether a rule can fire (a file no rule can fire on is
+    not parsed) look for TensorFlow's ``layers``, ``summary`` and ``contrib`` and Keras's
+    ``Layer``/``Model`` where a resolved name could come from, not for the words: a
+    tensor2tensor module importing its own ``common_layers`` and ``contrib`` and defining
+    a ``T2TModel`` subclass is not looked at by those rules; TensorFlow's are."""
+    rules = all_rules()
+    project = ("import tensorflow as tf\nfrom tensor2tensor.layers import common_layers\n"
+               "from tensor2tensor.utils import contrib\nfrom tensor2tensor.utils import t2t_model\n\n\n"
+               "class Body(t2t_model.T2TModel):  # writes a summary of its contrib layers\n"
+               "    def body(self, x):\n        return contrib.slim().fully_connected(common_layers.flatten4d3d(x), 2)\n")
+    for code in ("TFM201", "TFM202", "TFM105", "TFM106", "TFM301", "TFM302", "TFM304"):
+        assert not rules[code].applies(project), code
+    assert transform(project, list(rules.values())).findings == []
+    tensorflow = {
+        "TFM201": ["from tensorflow.compat.v1 import layers\n", "import tensorflow.compat.v1.layers as tfl\n",
+                   "x = tf.layers.dense(x, 2)\n"],
+        "TFM202": ["from tensorflow.layers import Dense\n", "d = tf.layers.Dense(2)\n",
+                   "from tensorflow.python.layers import base\n"],
+        "TFM105": ["x = tf.contrib.layers.flatten(x)\n", "from tensorflow.contrib import slim\n",
+                   "import tensorflow.contrib.slim as slim\n", "cell = tf.nn.rnn_cell.LSTMCell(4)\n"],
+        "TFM106": ["tf.summary.scalar('loss', loss)\n", "from tensorflow import summary\n",
+                   "from tensorflow.compat.v1.summary import scalar\n"],
+        "TFM304": ["class Head(tf.keras.Model):\n    pass\n", "from tensorflow.keras.layers import Layer as L\n"],
+    }
+    for code, lines in tensorflow.items():
+        for line in lines:
+            assert rules[code].applies("import tensorflow as tf\n" + line), (code, line)
+
+
 GRAPH_MODE_PROGRAM = """import numpy as np
 import tensorflow as tf
 
@@ -185,3 +215,31 @@ def test_the_read_only_walk_visits_as_libcst_visits():
         module.visit(theirs)
         walk(module, ours)
         assert len(ours.events) > 50 and ours.events == theirs.events, path
+
+
+def test_the_names_a_new_binding_avoids_are_libcst_s_names_read_from_cpython_s_tree():
+    """``fresh_name`` reads every identifier from CPython's tree (a walk of libcst's took a
+    second of a 30 s corpus run); the set is the one libcst's Name nodes give, on every
+    construct that binds or names something, and on this repository's own code."""
+    import ast
+    import glob
+    import os
+
+    from migrate.codemod.cstutil import _tree_identifiers, identifiers
+    from migrate.codemod.engine import parse
+
+    crafted = (
+        "from os import *\nimport a.b.c as d, e\nfrom .f.g import h as i\nglobal j\n"
+        "@deco(k=True)\nasync def fn(l, /, m=None, *n, o=False, **p) -> q.r:\n"
+        "    nonlocal_ = lambda s, *t: s.u\n    try:\n        pass\n    except V as w:\n        pass\n"
+        "    match x:\n        case Point(y=0, z=zz) as aa:\n            pass\n"
+        "        case {'k': bb, **rest}:\n            pass\n        case [cc, *others]:\n            pass\n"
+        "    print(f'{dd.ee!r:>{ff}}', ..., sep=gg)\n    return [hh for hh in ii if (jj := hh)]\n"
+        "class Kk(Ll, metaclass=Mm):\n    nn: oo = 1\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sources = [crafted] + [open(path, encoding="utf-8").read() for path in sorted(
+        glob.glob(os.path.join(root, "migrate", "**", "*.py"), recursive=True))]
+    for source in sources:
+        assert _tree_identifiers(ast.parse(source)) == identifiers(parse(source))
+    assert {"a", "b", "c", "d", "f", "g", "h", "i", "j", "True", "None", "False", "rest", "others",
+            "ee", "ff", "jj", "Mm", "oo", "zz"} <= _tree_identifiers(ast.parse(crafted))

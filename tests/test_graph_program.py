@@ -417,3 +417,66 @@ def test_keras_layers_built_in_a_step_keep_tf1_names_and_update_their_statistics
         "bn/beta", "bn/gamma", "bn/moving_mean", "bn/moving_variance", "fc/bias", "fc/kernel",
         "held/bias", "held/kernel", "legacy/out/bias", "legacy/out/kernel"]
     assert np.any(np.abs(program.variable("bn/moving_mean").numpy()) > 1e-6)
+
+
+def test_the_step_s_graph_goes_to_a_file_writer_and_plain_tensorflow_runs_to_numpy(tmp_path):
+    """``program.graph`` is what TF1 code handed a FileWriter as ``sess.graph``: the step's
+    graph, with the program's ops, written for TensorBoard's graph view. ``shims.evaluated``
+    gives what ``sess.run`` gave for TensorFlow on plain arrays: numpy, in the fetch's
+    structure."""
+    from tensorflow.core.util import event_pb2
+
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    assert "MatMul" in {op.type for op in program.graph.get_operations()}
+    writer = shims.summary.FileWriter(str(tmp_path), program.graph)
+    writer.close()
+    events = [event_pb2.Event.FromString(r.numpy()) for path in tmp_path.iterdir()
+              for r in tf.data.TFRecordDataset(str(path))]
+    assert any(e.HasField("graph_def") for e in events)
+    labels = np.eye(3, dtype=np.float32)[[2, 0]]
+    value = shims.evaluated(tf.argmax(labels, 1))
+    assert isinstance(value, np.ndarray) and value.tolist() == [2, 0]
+    pair = shims.evaluated([tf.reduce_sum(labels), {"n": tf.size(labels)}, 3])
+    assert pair[0] == pytest.approx(2.0) and pair[1]["n"] == 6 and pair[2] == 3
+
+
+STRUCTURES_TF1 = '''
+import collections
+import tensorflow as tf
+Pair = collections.namedtuple("Pair", "a b")
+W = tf.Variable(5.0)
+gvs = tf.train.GradientDescentOptimizer(0.01).compute_gradients(tf.square(W))
+values = {"gvs": gvs, "pair": (W, W * 2), "named": Pair(W, W + 1), "listed": [W]}
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for fetch in (values["gvs"], values["pair"], values["named"], values["listed"],
+                  (values["pair"], values["gvs"])):
+        print(repr(sess.run(fetch)).replace("np.float32(", "").replace(")", "").replace("(", ""),
+              type(sess.run(fetch)).__name__)
+'''
+
+
+def test_fetched_values_keep_the_structure_session_run_gave(tmp_path):
+    """``compute_gradients``' (gradient, variable) pairs come back as tuples, a namedtuple as
+    itself, a list as a list: what TF 1.15's ``Session.run`` gave (a printed ``gvs_val`` was
+    `[(37.33, 4.63)]` there and `[[37.33, 4.63]]` migrated, hunkim's lab 3-X)."""
+    import collections
+
+    Pair = collections.namedtuple("Pair", "a b")
+
+    def structures():
+        W = tf.Variable(5.0)
+        gvs = tf.compat.v1.train.GradientDescentOptimizer(0.01).compute_gradients(tf.square(W))
+        return {"gvs": gvs, "pair": (W, W * 2), "named": Pair(W, W + 1), "listed": [W]}
+
+    program = shims.GraphProgram(structures)
+    got = []
+    for fetch in ("gvs", "pair", "named", "listed", ("pair", "gvs")):
+        value = program.run(fetch)
+        got.append(repr(value).replace("np.float32(", "").replace(")", "").replace("(", "")
+                   + " " + type(value).__name__)
+    script = tmp_path / "structures.py"
+    script.write_text(STRUCTURES_TF1)
+    want = tf1_oracle.run_script(script, tmp_path).strip().splitlines()
+    assert [g.replace("Pair", "") for g in got] == [w.replace("Pair", "") for w in want], (got, want)
+    assert isinstance(program.run("named"), Pair) and isinstance(program.run("gvs")[0], tuple)

@@ -240,6 +240,9 @@ def test_a_keras_3_module_stays_on_keras_3_and_a_mismatch_is_one_error():
     late = python("import tensorflow as tf\ntf.keras.layers.Dense\nimport shims.keras2")
     assert late.returncode != 0
     assert "migrated for Keras 2 but tf.keras in this process is Keras 3" in late.stderr.splitlines()[-1]
+    # what a launcher that imports TensorFlow first (Ray Train's workers) needs: Keras 2 chosen
+    # where the process starts
+    assert "set TF_USE_LEGACY_KERAS=1 where the process starts" in late.stderr.splitlines()[-1]
     default = python("import sys\nimport shims\nimport tensorflow as tf\n"
                      "from tensorflow.keras.layers import Dense\n"
                      "print(tf.keras.layers.Dense.__module__, Dense.__module__, shims.keras_generation())")

@@ -469,3 +469,42 @@ def test_a_sync_replicas_optimizer_on_workers_is_its_wrapped_optimizer():
     wrong = shims.GraphProgram(lambda x: build(x, 2), x=spec)
     with pytest.raises(ValueError, match="replicas_to_aggregate=2, but the program runs on 1 worker"):
         wrong.run("train", x=data)
+
+
+SEQUENCE_LOSS_TF1 = """
+import json
+import numpy as np
+import tensorflow as tf
+rng = np.random.RandomState(2)
+logits = rng.randn(3, 4, 5).astype(np.float32)
+targets = rng.randint(0, 5, size=(3, 4)).astype(np.int32)
+weights = (rng.rand(3, 4) > 0.3).astype(np.float32)
+options = json.loads('{options}')
+with tf.Session() as sess:
+    print(json.dumps([np.asarray(sess.run(tf.contrib.seq2seq.sequence_loss(
+        tf.constant(logits), tf.constant(targets), tf.constant(weights), **o))).tolist() for o in options]))
+"""
+
+
+def test_sequence_loss_reduces_as_tf1_did():
+    """``tf.contrib.seq2seq.sequence_loss`` -> ``shims.contrib.seq2seq.sequence_loss``: the
+    weighted cross-entropy with each of TF 1.15's reductions (a masked weight included)
+    equals TF 1.15's own (hunkim's RNN labs train on it)."""
+    from shims.contrib.seq2seq import sequence_loss
+
+    options = [{}, {"average_across_timesteps": False}, {"average_across_batch": False},
+               {"average_across_timesteps": False, "average_across_batch": False},
+               {"average_across_timesteps": False, "average_across_batch": False,
+                "sum_over_timesteps": True, "sum_over_batch": True},
+               {"average_across_timesteps": False, "sum_over_timesteps": True},
+               {"average_across_batch": False, "sum_over_batch": True}]
+    want = json.loads(tf1_oracle.run(SEQUENCE_LOSS_TF1.replace("{options}", json.dumps(options))))
+    rng = np.random.RandomState(2)
+    logits = rng.randn(3, 4, 5).astype(np.float32)
+    targets = rng.randint(0, 5, size=(3, 4)).astype(np.int32)
+    weights = (rng.rand(3, 4) > 0.3).astype(np.float32)
+    for option, expected in zip(options, want):
+        got = sequence_loss(logits, targets, weights, **option).numpy()
+        np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-6, atol=1e-7, err_msg=str(option))
+    with pytest.raises(ValueError, match="cannot be set to True at same time"):
+        sequence_loss(logits, targets, weights, sum_over_batch=True)

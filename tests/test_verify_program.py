@@ -414,3 +414,38 @@ def test_shims_keeps_tf1_kernels_unless_told(given, expected):
                           capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == expected
+
+
+def test_numpy_s_layout_of_an_array_is_not_part_of_the_text():
+    """numpy pads an array's numbers to the widest and may switch to exponents by the last
+    digits of its other elements: TF1 printed `[[0.23051164]` where the migrated run prints
+    `[[0.2305116 ]`, `[-2224343. ]` where it prints `[-2.2243430e+06]`. The lines align
+    and their numbers are compared (found on hunkim's DeepLearningZeroToAll labs, where
+    such lines failed as "the text differs" and put every later line out of step)."""
+    from migrate.verify.program.lines import compare, stdout_records
+
+    tf1 = ("Hypothesis:  [[0.23051164]\n [0.11071217]]\n200 0.69428164 [[0.1468633 ]\n [-2224343. ]\n"
+           "(?, 1) (?, 1)\n       [ 0.0450868 ,  0.00137655]], dtype=float32)]\ndone 1\n")
+    tf2 = ("Hypothesis:  [[0.2305116 ]\n [0.11071212]]\n200 0.6942817 [[0.14686333]\n [-2.2243430e+06]\n"
+           "(None, 1) (None, 1)\n       [ 0.04508686,  0.00137657]], dtype=float32)]\ndone 1\n")
+    stream = compare("printed", stdout_records(tf1), stdout_records(tf2), 1e-5, 1e-5)
+    assert stream.ok and len(stream.pairs) == 7 and all(p.got is not None for p in stream.pairs)
+    worse = tf2.replace("0.14686333", "0.15")
+    assert not compare("printed", stdout_records(tf1), stdout_records(worse), 1e-5, 1e-5).ok
+
+
+def test_variables_that_diverged_to_nan_on_both_sides_are_equal():
+    """A regression that diverges (an unscaled feature, lab 7-2) ends with NaN weights on
+    TF 1.15 and migrated alike: equal where both are NaN or the same infinity, not where
+    one side alone is."""
+    import numpy as np
+
+    from migrate.verify.program import _variables
+
+    nan = np.array([np.nan, np.inf, 1.0], np.float32)
+    same = _variables({"w": nan}, {"w": nan.copy()}, 1e-5, 1e-5)
+    assert same[0]["ok"] and same[0]["max_abs"] == 0.0
+    one = _variables({"w": nan}, {"w": np.array([1.0, np.inf, 1.0], np.float32)}, 1e-5, 1e-5)
+    assert not one[0]["ok"] and one[0]["worst"]["index"] == 0
+    near = _variables({"w": np.ones(3)}, {"w": np.ones(3) + 1e-7}, 1e-5, 1e-5)
+    assert near[0]["ok"] and near[0]["max_abs"] < 1e-6

@@ -1,6 +1,8 @@
 """Small libcst helpers shared by rules."""
 from __future__ import annotations
 
+import ast
+
 import dataclasses
 import re
 from collections import Counter
@@ -163,12 +165,60 @@ def identifiers(module: cst.Module) -> set:
     return {node.value for node in nodes_of(module, cst.Name)}
 
 
+def _tree_identifiers(tree) -> set:
+    """``identifiers`` read from CPython's tree of the same source (about 10x faster than
+    a walk of libcst's): every identifier a libcst Name node holds."""
+    found: set = set()
+    add = found.add
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Name:
+            add(node.id)
+        elif kind is ast.Attribute:
+            add(node.attr)
+        elif kind is ast.arg:
+            add(node.arg)
+        elif kind is ast.keyword:
+            if node.arg:
+                add(node.arg)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            add(node.name)
+        elif kind is ast.alias:
+            if node.name != "*":
+                found.update(node.name.split("."))
+            if node.asname:
+                add(node.asname)
+        elif kind is ast.ImportFrom and node.module:
+            found.update(node.module.split("."))
+        elif kind in (ast.Global, ast.Nonlocal):
+            found.update(node.names)
+        elif kind in (ast.ExceptHandler, ast.MatchAs, ast.MatchStar):
+            if node.name:
+                add(node.name)
+        elif kind is ast.Constant:
+            value = node.value
+            if value is None or value is True or value is False:  # a Name in libcst's tree
+                add(str(value))
+        elif kind is ast.MatchMapping and node.rest:
+            add(node.rest)
+        elif kind is ast.MatchClass:
+            found.update(node.kwd_attrs)
+    return found
+
+
+def taken_names(ctx) -> set:
+    """Every identifier the file uses and every name reserved so far (once per file)."""
+    taken = ctx.facts.identifiers
+    if taken is None:
+        taken = ctx.facts.identifiers = identifiers(ctx.module) if ctx.tree is None \
+            else _tree_identifiers(ctx.tree)
+    return taken
+
+
 def fresh_name(ctx, wanted: str) -> str:
     """An identifier based on ``wanted`` that no Name in the module uses yet (and reserve it)."""
 
-    taken = ctx.facts.identifiers
-    if taken is None:
-        taken = ctx.facts.identifiers = identifiers(ctx.module)
+    taken = taken_names(ctx)
     base = re.sub(r"\W", "_", wanted) or "value"
     if base[0].isdigit():
         base = "layer_" + base

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 
 from migrate.codemod.cstutil import child_fields as _child_fields
-from migrate.codemod.cstutil import fresh_name, identifiers, is_chain_part, names_read
+from migrate.codemod.cstutil import fresh_name, is_chain_part, names_read, taken_names
 from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
 from migrate.codemod.layout import Layout
@@ -102,11 +102,7 @@ class FileContext:
         if alias is None:  # e.g. only `import tensorflow.compat.v1 as tf`: pick a free name
             alias = self.facts.new_tf_alias
             if alias is None:
-
-                taken = self.facts.identifiers
-                if taken is None:  # once per file: a walk of the whole module
-                    taken = self.facts.identifiers = identifiers(self.module)
-                alias = "tf" if "tf" not in taken else fresh_name(self, "tf2")
+                alias = "tf" if "tf" not in taken_names(self) else fresh_name(self, "tf2")
                 self.facts.new_tf_alias = alias
             finding.add_import(f"import tensorflow as {alias}")
         return cst.parse_expression(f"{alias}.{name}" if name else alias)

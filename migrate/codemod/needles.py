@@ -30,13 +30,24 @@ class Needle:
 TF1_IMPORT = Needle(("tensorflow",),
                     r"\b(import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*tensorflow(?!\.compat|\.python)|"
                     r"from\s+tensorflow(?!\.compat|\.python)[\w.]*\s+import\s+(?!compat\b))")
-# tf.layers.* functions, or `layers` imported from somewhere
+# a line importing something named layers from TensorFlow or Keras (``from tensorflow
+# import layers``, ``import tensorflow.compat.v1.layers as tfl``, ``from tensorflow.layers
+# import dense``): a project's own ``from model.layers import common_layers`` is not one
+_TF_LAYERS_IMPORT = r"\b(?:tensorflow|keras|tf_keras)\b[^\n]*\blayers\b"
+# tf.layers.* functions, or `layers` imported from TensorFlow
 TF_LAYERS = Needle(("layers",), r"\blayers\.(dense|dropout|flatten|conv|separable|batch_norm|max_pool|"
-                                r"average_pool)|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
-CONTRIB = Needle(("contrib", "tf_slim", "rnn_cell"))
+                                r"average_pool)|" + _TF_LAYERS_IMPORT)
+# tf.contrib through any alias (``tf.contrib.layers``, ``import tensorflow.contrib.slim``,
+# ``from tensorflow import contrib``), tf-slim, or an rnn_cell module: a project's own
+# ``contrib`` module (``from tensor2tensor.utils import contrib``) is not one
+CONTRIB = Needle(("contrib", "tf_slim", "rnn_cell"),
+                 r"\.contrib\b|\btensorflow\b[^\n]*\bcontrib\b|tf_slim|rnn_cell")
 EAGER_ENABLE = Needle(("enable_eager_execution", "enable_v2_behavior", "disable_v2_behavior",
                        "disable_eager_execution"))
-KERAS_CLASS = Needle(("Layer", "Model", "Sequential"))
+# Layer, Model or Sequential as a word: a Keras base class resolves to one of these names
+# (tf.keras.Model, an imported Layer, keras.engine.base_layer.Layer), and a project's own
+# T2TModel or BaseModel is not one
+KERAS_CLASS = Needle(("Layer", "Model", "Sequential"), r"\b(?:Layer|Model|Sequential)\b")
 VARIABLE = Needle(("Variable",))
 # a container assigned to an attribute, or filled in place
 CONTAINER = Needle(("self.",), r"self\.\w+\s*=\s*(\[|\{|\(|list\(|dict\(|tuple\()|"
@@ -48,9 +59,11 @@ SIDE_EFFECT = Needle(("print(", ".append(", ".extend(", ".insert(", ".pop(", ".r
                       ".reverse(", "global ", "nonlocal "))
 EXECUTING_EAGERLY = Needle(("executing_eagerly",))
 PYTHON_VALUE = Needle((".numpy(", "float(", "int(", "bool("))
-SUMMARY = Needle(("summary",))
-# a TF1 layer class (capitalized name after layers.), or layers imported from somewhere
-TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|\bimport\b[^\n]*\blayers\b|\blayers\s+import\b")
+# tf.summary through any alias (``tf.summary.scalar``, ``from tensorflow import summary``,
+# ``from tensorflow.summary import scalar``): not the word in a docstring or a variable name
+SUMMARY = Needle(("summary",), r"\bsummary\.|\b(?:tensorflow|keras|tf_keras)\b[^\n]*\bsummary\b")
+# a TF1 layer class (capitalized name after layers.), or layers imported from TensorFlow
+TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|" + _TF_LAYERS_IMPORT)
 # TF1-only API in the text: what tells TF1 code from TF2 code using the same import.
 # Explicit compat.v1 uses do not count (half-migrated TF2 code has them too).
 _TF1_MARKERS = [r"(Interactive)?Session\(", r"placeholder\(", r"get_variable\(", r"variable_scope\(",

@@ -20,6 +20,7 @@ SHIM_MODULES = {
     "tf.contrib.eager": "contrib.eager",
     "tf.contrib.learn.preprocessing": "contrib.learn.preprocessing",  # VocabularyProcessor
     "tf.contrib.factorization": "contrib.factorization",  # KMeans
+    "tf.contrib.seq2seq": "contrib.seq2seq",  # sequence_loss
 }
 EXPORTS = {"contrib": ("contrib.layers", "contrib.training")}
 # the modules themselves (`layers = tf.contrib.layers`): the shims module with that API
@@ -113,7 +114,8 @@ HINTS = {
     "tf.contrib.distribute": "tf.distribute",
     "tf.contrib.data": "tf.data.experimental",
     "tf.contrib.framework": "shims.contrib.framework (arg_scope, variable helpers) or tf.nest",
-    "tf.contrib.seq2seq": "tensorflow-addons' seq2seq (archived) or your own Keras code",
+    "tf.contrib.seq2seq": "shims.contrib.seq2seq (sequence_loss); for the decoders and attention, "
+                          "tensorflow-addons' seq2seq (archived) or your own Keras code",
     "tf.contrib.tpu": "tf.distribute.TPUStrategy",
     "tf.contrib.summary": "tf.summary",
     "tf.contrib.opt": "tf.keras.optimizers",
@@ -183,7 +185,7 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
     def __init__(self, ctx) -> None:
         super().__init__(ctx)
         self._slim_locals: set = set()  # local names of contrib.slim imports now naming tf_slim
-        self._imports: list = []  # (import statement, module, local name) of contrib imports
+        self._imports: list = []  # (import, module, local name, its statement) of contrib imports
         self._unfixed: set = set()  # local names with a contrib use left unmoved
         self._used: set = set()  # local names with a contrib use this rule saw
 
@@ -221,20 +223,40 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
                     leading_lines=statement.leading_lines))
                 self._slim_locals.add(local or module.split(".")[0])
                 return
-        self._imports.append((node, module, local))
+        self._imports.append((node, module, local, self.ctx.statement()))
 
     def leave_Module(self, node: cst.Module) -> None:
         """An import line of a contrib module some use of which could not be moved, or that
         nothing uses (the engine keeps an import no fix made unused): it fails on TF2 at
         import, so it gets an error finding naming the replacement."""
         unfixed = self._unfixed
-        for statement, module, local in self._imports:
+        for statement, module, local, line in self._imports:
             if local is None or local in unfixed or local.split(".")[0] in unfixed \
                     or local.split(".")[0] not in self._used:
                 name = "tf." + module[len("tensorflow."):]
+                if local not in unfixed and self._import_shim(statement, name, local, line):
+                    continue
                 hint = _hint(name)
                 self.report(statement, f"error: {module} is gone in TF2: this import fails"
                                        + (f"; use {hint}" if hint else ""))
+
+    def _import_shim(self, statement, name: str, local, line) -> bool:
+        """``from tensorflow.contrib import layers`` that nothing uses (the uses spell
+        ``tf.contrib.layers``) or whose every use moved: when shims has that module, the
+        line imports it instead, so it no longer fails."""
+        shim = MODULE_OBJECTS.get(name)
+        if shim == "contrib.rnn" and self.ctx.target.keras == 3:
+            return False  # tf_keras's cells: not imported unasked next to Keras 3
+        if shim is None or local is None or "." in local or len(statement.names) != 1 \
+                or not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return False
+        parent, _, leaf = f"shims.{shim}".rpartition(".")
+        new = (f"from {parent} import {leaf}" + (f" as {local}" if local != leaf else "")
+               if isinstance(statement, cst.ImportFrom) else f"import shims.{shim} as {local}")
+        finding = self.report(statement, f"{name} is gone in TF2: {local} names shims.{shim}, "
+                                         "its TF1 API, instead")
+        finding.replace(line, cst.parse_statement(new + "\n").with_changes(leading_lines=line.leading_lines))
+        return True
 
     def check(self, node) -> None:
         ctx = self.ctx

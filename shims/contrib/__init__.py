@@ -12,10 +12,11 @@ and math, in graph mode and eagerly under ``shims.legacy_layer``:
 - ``shims.contrib.training.HParams`` (also ``shims.contrib.HParams``);
 - ``shims.contrib.factorization.KMeans``: TF 1.15's k-means graph builder;
 - ``shims.contrib.learn.preprocessing``: ``VocabularyProcessor`` (text CNNs), reading and
-  writing TF 1.15's vocabulary pickles.
+  writing TF 1.15's vocabulary pickles;
+- ``shims.contrib.seq2seq.sequence_loss``: TF 1.15's weighted sequence cross-entropy.
 
 ``rnn`` (tf_keras's cells: a Keras 3 process must not import it unasked), ``eager``,
-``factorization`` and ``learn`` are imported on first use.
+``factorization``, ``learn`` and ``seq2seq`` are imported on first use.
 """
 from __future__ import annotations
 
@@ -26,9 +27,10 @@ from shims.contrib.layers import *  # noqa: F401,F403 - the flat contrib.layers 
 from shims.contrib.layers import __all__ as _layer_names
 from shims.contrib.training import HParams
 
-_ON_FIRST_USE = ("eager", "factorization", "learn", "rnn")
+_ON_FIRST_USE = ("eager", "factorization", "learn", "rnn", "seq2seq")
 
-__all__ = ["eager", "factorization", "framework", "layers", "learn", "rnn", "training", "HParams", *_layer_names]
+__all__ = ["eager", "factorization", "framework", "layers", "learn", "rnn", "seq2seq", "training", "HParams",
+           *_layer_names]
 
 
 def __getattr__(name):

@@ -65,8 +65,12 @@ class Converter:
         self._unseeded_note(anchor, [stmts[i] for i in moved])
         for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
                      *plan.scoped,  # the moved scope block keeps the rest of its body
-                     *plan.hoisted]:  # graph code written in the session block joins the graph
-            finding.remove(stmt)
+                     *plan.hoisted,  # graph code written in the session block joins the graph
+                     *plan.late_inits]:  # an initializer made there goes with its run
+            if self._graph_seed(stmt):  # the build function sets it too (see _graph_seed)
+                finding.replace(stmt, lambda updated: updated)
+            else:
+                finding.remove(stmt)
         definition = self._definition(finding, stmts, plan, moved, build, program,
                                       isinstance(owner, cst.Module), exprs, towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
@@ -205,7 +209,7 @@ class Converter:
                      *session,
                      *(item for stmt in plan.reopened for item in stmt.items),
                      *plan.removals, *(c.func for c in plan.runs), *plan.queue_runners,
-                     *(c.func for c, _ in plan.saves), *plan.collections]:
+                     *(c.func for c, _ in plan.saves), *plan.collections, *plan.late_inits]:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
 
@@ -229,6 +233,12 @@ class Converter:
         for call in plan.collections:  # tf.trainable_variables() past the graph: the program's
             finding.replace(call, cst.parse_expression(
                 COLLECTION_READS[self._call_name(call)].format(program=program)))
+        for call in plan.eager_runs:  # sess.run(tf.argmax(labels, 1)): computed where it is
+            finding.replace(call, lambda updated: updated.with_changes(
+                func=cst.parse_expression("shims.evaluated"),
+                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+        for node in plan.session_graphs:  # FileWriter(logdir, sess.graph): the step's graph
+            finding.replace(node, cst.parse_expression(f"{program}.graph"))
         for node, key in plan.hook_reads:  # NanTensorHook(loss): the hooks fetch by name
             finding.replace(node, cst.SimpleString(f'"{_plain(key)}"'))
         scopes = [*stmts, *plan.methods]
@@ -244,6 +254,13 @@ class Converter:
             options = plan.saver_options[owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(plan.program_of.get(id(call), program),
                                                          kind, options, plan.save_steps.get(id(call))))
+
+    def _graph_seed(self, stmt) -> bool:
+        """``tf.set_random_seed(777)``: it stays where it was as well as joining the build
+        function. TF1 code that ran before the graph read it there: TF 1.x's MNIST reader
+        seeded numpy from the graph seed (``get_seed``), so its batches depend on it."""
+        return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], cst.Expr) and self._call_name(stmt.body[0].value) in GRAPH_SEEDS
 
     def _unseeded_note(self, anchor, graph_code) -> None:
         """Under ``tf.set_random_seed(s)``, TF1 seeded each random op given no seed of its
@@ -442,10 +459,13 @@ def _over(call: cst.Call, program: str, shim: str) -> cst.Call:
 
 def _as_moved(facts, stmts) -> list:
     """Statements as every other edit left them (one another rule rebuilt may now be several,
-    or none)."""
+    or none); one also kept in place (a graph seed) as the edits of its parts left it."""
     out = []
     for stmt in stmts:
-        new = facts.moved.get(id(stmt), stmt)
+        new = facts.moved.get(id(stmt))
+        if new is None and id(stmt) in facts.rewritten:  # its comments stay with it, where it was
+            new = facts.rewritten[id(stmt)].with_changes(leading_lines=[])
+        new = stmt if new is None else new
         if isinstance(new, cst.FlattenSentinel):
             out.extend(new.nodes)
         elif new is not cst.RemovalSentinel.REMOVE:

@@ -11,7 +11,7 @@ from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+from .syntax import (CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
@@ -53,6 +53,7 @@ class Plan:
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     collections: List[cst.Call] = field(default_factory=list)  # tf.trainable_variables() past the graph
+    session_graphs: List[cst.Attribute] = field(default_factory=list)  # `sess.graph` (a FileWriter's)
     # a Supervisor's graph-valued arguments: keyword -> its replacement (None: it goes), the
     # names given by graph name (global_step, summary_op), the name reads those account for
     supervisor_edits: Dict[str, Optional[str]] = field(default_factory=dict)
@@ -61,6 +62,8 @@ class Plan:
     # a synchronous program on a TF1 cluster: its workers run on MultiWorkerMirroredStrategy
     workers: Optional[WorkerProgram] = None
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
+    late_inits: List[cst.SimpleStatementLine] = field(default_factory=list)  # `init = ...` made there
+    eager_runs: List[cst.Call] = field(default_factory=list)  # sess.run(tf.argmax(numpy_array, 1))
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
     queue_runners: List[cst.Call] = field(default_factory=list)  # start_queue_runners: tf.data now
     # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
@@ -130,6 +133,7 @@ class Planner:
             region = range(end)
         if not plan.placeholders and not plan.graph and not blockers:
             raise _Blocked("no graph-building code found before the Session")
+        plan.graph += self._helper_values(stmts, region, functions, plan)
         if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
             blockers += self._supervisor_args(plan)
         plan.graph += self._graph_helpers(stmts, functions, plan)
@@ -241,6 +245,32 @@ class Planner:
                 found.append(f"{keyword or 'target'}={code(arg.value)}")
         return list(dict.fromkeys(found))
 
+    def _helper_values(self, stmts, region, functions, plan: Plan) -> List[int]:
+        """``w = init_weights([784, 10])`` (``def init_weights(shape): return
+        tf.Variable(...)``), read by graph code: a value a module-level function builds with
+        TensorFlow is graph too, as TF1 made it in the one graph (its variable trained by
+        ``minimize()``, saved and initialised with the others). Left outside, it would be an
+        eager variable the program's optimizer never sees."""
+        builders = {stmts[i].name.value for i in functions if self._uses_tf(stmts[i])}
+        found: List[int] = []
+        if not builders:
+            return found
+        candidates = {i: _collect(stmts[i]) for i in region
+                      if i not in plan.graph and isinstance(stmts[i], cst.SimpleStatementLine)
+                      and _assigned_key(stmts[i])}
+        candidates = {i: c for i, c in candidates.items() if any(
+            isinstance(call.func, cst.Name) and call.func.value in builders for call in c.calls)}
+        read = {k for i in plan.graph for _, k in _collect(stmts[i]).reads}
+        while True:
+            more = [i for i, c in candidates.items() if i not in found and c.binds & read]
+            if not more:
+                found.sort()
+                return found
+            for i in more:
+                found.append(i)
+                plan.graph_keys |= candidates[i].binds
+                read |= {k for _, k in candidates[i].reads}
+
     def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
         """``def neural_net(x): ... weights['h1'] ...`` beside graph code that calls it: a
         function reading graph values, called only while the graph is built, builds graph
@@ -269,31 +299,48 @@ class Planner:
 
     def _hoisted(self, stmts, session_at, plan: Plan, rest) -> List[cst.SimpleStatementLine]:
         """``pred = tf.nn.softmax(logits)`` written inside the session block, after
-        training: graph code reading only graph values and what was bound before the
-        session. It joins the build function (TF1 built it into the same graph), and its
-        name becomes a graph value the program can fetch."""
-        anchor = stmts[session_at]
-        if plan.self_name or not isinstance(anchor, cst.With) \
-                or not isinstance(anchor.body, cst.IndentedBlock):
+        training (or, with ``sess = tf.Session()``, after it in the same block): graph code
+        reading only graph values and what was bound before the session. It joins the
+        build function (TF1 built it into the same graph), and its name becomes a graph
+        value the program can fetch."""
+        block = _session_block(stmts, session_at)
+        if plan.self_name or block is None:
             return []
+        anchor = stmts[session_at]
         later = _collect(*rest).binds  # names the program binds once it runs
         hoisted = []
-        for stmt in anchor.body.body:
+        for stmt in block:
             key, value = _assigned_key(stmt), _value(stmt)
-            if key is None or key == plan.session or key in plan.graph_keys \
+            if key is None or key == plan.session or key in plan.graph_keys | plan.inits \
                     or not isinstance(value, cst.BaseExpression) or not self._uses_tf(stmt):
                 continue
             found = _collect(value)
             reads = {k for _, k in found.reads}
-            others = [*(s for s in self._unrepeated(rest, plan.session, stmt) if s is not anchor),
-                      *(s for s in anchor.body.body if s is not stmt)]
-            if not reads & plan.graph_keys or reads & (later - plan.graph_keys) \
+            others = [*(s for s in self._unrepeated(rest, plan.session, stmt)
+                        if s is not anchor and s is not stmt),
+                      *(s for s in block if s is not stmt and isinstance(anchor, cst.With))]
+            whole = self._call_name(value) in GRAPH_READERS  # merge_all(): every summary
+            if not (reads & plan.graph_keys or whole) or reads & (later - plan.graph_keys) \
                     or any(self._call_name(c) in INITIALIZERS for c in found.calls) \
                     or key in _collect(*others).binds:  # bound once: this value is the one read
                 continue
             hoisted.append(stmt)
             plan.graph_keys.add(key)
         return hoisted
+
+    def _late_inits(self, stmts, session_at, plan: Plan) -> List[cst.SimpleStatementLine]:
+        """``init = tf.global_variables_initializer()`` made after the session (in its
+        ``with`` block, or after ``sess = tf.InteractiveSession()``), then run: the program
+        initialises its variables when it makes them, so the statement goes, as its run does."""
+        block = _session_block(stmts, session_at)
+        found = []
+        for stmt in block if block is not None and not plan.self_name else ():
+            key, value = _assigned_key(stmt), _value(stmt)
+            if key and key != plan.session and isinstance(value, cst.Call) and not value.args \
+                    and self._call_name(value) in INITIALIZERS:
+                plan.inits.add(key)
+                found.append(stmt)
+        return found
 
     def _unrepeated(self, rest, session, stmt) -> list:
         """``rest``, with ``stmt`` written again in a later session's block left out (a
@@ -313,7 +360,10 @@ class Planner:
         self_name, session, methods = plan.self_name, plan.session, plan.methods
         rest = [s for i, s in enumerate(stmts) if i not in plan.graph and i not in plan.switches]
         rest += methods
+        plan.late_inits = self._late_inits(stmts, session_at, plan)
         plan.hoisted = self._hoisted(stmts, session_at, plan, rest)
+        gone = {id(s) for s in [*plan.hoisted, *plan.late_inits]}  # moved, or dropped
+        rest = [s for s in rest if id(s) not in gone]
         named = plan.graph_keys | plan.inits | plan.savers
         shadowed = _shadowed(rest, named) - {_assigned_key(h) for h in plan.hoisted}
         plan.graph_keys -= shadowed  # past the graph, those names are the program's own
@@ -325,13 +375,17 @@ class Planner:
             plan.hook_reads = self._hook_reads(stmts[session_at], rest, plan)
         plan.hook_reads += plan.supervisor_reads
         passed |= {id(n) for n, _ in plan.hook_reads} | plan.supervisor_handled
+        if not self_name:  # `tf.summary.FileWriter(logdir, sess.graph)`: the program's graph
+            plan.session_graphs = [a for stmt in rest for a in nodes_of(stmt, cst.Attribute)
+                                   if a.attr.value == "graph" and type(a.value) is cst.Name
+                                   and a.value.value == session]
+            passed |= {id(a.value) for a in plan.session_graphs}
         for stmt in rest:
             scope_session = session
             if stmt is stmts[session_at]:
                 if not isinstance(stmt, cst.With):
                     continue
-                hoisted = {id(h) for h in plan.hoisted}
-                found = _collect(*(s for s in stmt.body.body if id(s) not in hoisted),
+                found = _collect(*(s for s in stmt.body.body if id(s) not in gone),
                                  self_name=self_name)
             elif stmt in methods:
                 found = _collect(stmt.body, self_name=self_name)
@@ -474,8 +528,11 @@ class Planner:
                 if kind == "queue_runners":
                     plan.queue_runners.append(call)
                 continue
-            if kind in ("run", "init", "run_method"):
+            if kind in ("run", "init", "run_method", "eager"):
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+            if kind == "eager":  # TensorFlow on Python values: computed eagerly where it is
+                plan.eager_runs.append(call)
+                continue
             if in_helper:  # a function the session is passed to: its parameter holds the program
                 plan.program_of[id(call)] = session
             if kind in ("run", "run_method"):
@@ -685,6 +742,9 @@ class Planner:
         fetch = call.args[0].value
         if self._initializer_run(fetch, inits, self_name):
             return "init"
+        if len(call.args) == 1 and not self._graph_expression(fetch, graph_keys, self_name) \
+                and self._eager_expression(fetch, graph_keys | set(placeholders) | {session}, self_name):
+            return "eager"
         problems = []  # the fetch and the feeds are both checked: all is said at once
         try:
             self._fetch_keys(fetch, graph_keys, self_name)
@@ -822,6 +882,20 @@ class Planner:
             if python and self_name is None else ""
         raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}{why}")
 
+    def _eager_expression(self, fetch, graph_names, self_name) -> bool:
+        """``sess.run(tf.argmax(mnist.test.labels[r:r + 1], 1))``: TensorFlow calls on Python
+        values alone (no graph value, no feed). TF1 built the ops with those values as
+        constants and ran them at once; eager TF2 computes them where they stand
+        (``shims.evaluated`` gives numpy, as the run did)."""
+        if self_name is not None or not isinstance(fetch, cst.Call):
+            return False
+        found = _collect(fetch, self_name=self_name)
+        reads = {key for _, key in found.reads}
+        if found.binds or reads & graph_names:
+            return False
+        names = [self._call_name(c) for c in found.calls]
+        return bool(self._call_name(fetch)) and all(n not in INITIALIZERS for n in names if n)
+
     def _graph_expression(self, fetch, graph_keys, self_name) -> bool:
         """An expression of graph values and TensorFlow calls only (``a + b``,
         ``tf.argmax(pred, 1)``, ``tf.trainable_variables()``): TF1 built it into the graph
@@ -845,6 +919,15 @@ class Planner:
         return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
+
+
+def _session_block(stmts, session_at) -> Optional[list]:
+    """The statements run with the session: its ``with`` block, or those after ``sess =
+    tf.Session()`` in the same block; None for another form."""
+    anchor = stmts[session_at]
+    if isinstance(anchor, cst.With):
+        return list(anchor.body.body) if isinstance(anchor.body, cst.IndentedBlock) else None
+    return list(stmts[session_at + 1:]) if isinstance(anchor, cst.SimpleStatementLine) else None
 
 
 def _scaffold_fields(call: cst.Call) -> None:

@@ -9,6 +9,10 @@ import libcst as cst
 from migrate.codemod.cstutil import NameReads, nodes_of, walk
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
+# graph code that reads the graph as a whole (its summaries) rather than named values: written
+# inside the session's block (`merged = tf.summary.merge_all()` beside the FileWriter), it is
+# graph code all the same
+GRAPH_READERS = {"tf.summary.merge_all", "tf.merge_all_summaries"}
 PLACEHOLDERS = {"tf.placeholder", "tf.placeholder_with_default"}
 INITIALIZERS = {"tf.global_variables_initializer", "tf.initialize_all_variables",
                 "tf.local_variables_initializer", "tf.initialize_local_variables",

@@ -188,11 +188,17 @@ def _variables(old: dict, new: dict, rtol: float, atol: float) -> List[dict]:
             continue
         if a.dtype.kind in "fc" and a.size:
             x, y = a.astype(np.float64), b.astype(np.float64)
-            diff = np.abs(x - y)
-            worst = int(np.argmax(diff - (atol + rtol * np.abs(x))))
-            ok = bool(np.all(diff <= atol + rtol * np.abs(x)))
-            out.append({"name": name, "ok": ok, "max_abs": float(diff.max()),
-                        "max_rel": float((diff / np.maximum(np.abs(x), 1e-12)).max()),
+            with np.errstate(invalid="ignore"):
+                # NaN where TF1 had NaN (a run that diverged on both sides), the same infinity:
+                # equal, as printed numbers are
+                same = (x == y) | (np.isnan(x) & np.isnan(y))
+                diff = np.where(same, 0.0, np.abs(x - y))
+                diff = np.where(np.isnan(diff), np.inf, diff)  # NaN on one side only
+                passes = same | (diff <= atol + rtol * np.abs(x))
+                rel = np.where(same, 0.0, diff / np.maximum(np.abs(np.nan_to_num(x)), 1e-12))
+            worst = int(np.argmax(np.where(passes, -1.0, diff)))
+            ok = bool(passes.all())
+            out.append({"name": name, "ok": ok, "max_abs": float(diff.max()), "max_rel": float(rel.max()),
                         "worst": None if ok else {"index": int(worst), "tf1": float(x.flat[worst]),
                                                   "migrated": float(y.flat[worst])}})
         else:

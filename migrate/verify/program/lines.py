@@ -46,6 +46,11 @@ LOG = re.compile(r"^(?:INFO|WARNING|ERROR):tensorflow:(.*)$|^[IWE]\d{4} [\d:.]+\
 STEP = re.compile(r"\b(?:global[ _]step|step)\b\s*[=:]?\s*(\d+)", re.IGNORECASE)
 # NumPy 2 prints np.float32(0.5) where NumPy 1 (TF 1.15's) printed 0.5
 NUMPY_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_|complex)\w*\(([^()]*)\)")
+# TF 1.x printed a shape's unknown dimension as ? (`(?, 1)`), TF 2 prints None
+UNKNOWN_DIM = re.compile(r"(?<=[(\[,\s])\?(?=\s*[,)\]])")
+
+
+_BRACKET_SPACE = re.compile(r"(?<=[\[(]) | (?=[\]),])")
 
 
 @dataclass
@@ -68,6 +73,7 @@ def clean(text: str) -> str:
         text = [part for part in text.split("\r") if part.strip()][-1:] or [""]
         text = text[0]
     text = NUMPY_SCALAR.sub(r"\1", text)
+    text = UNKNOWN_DIM.sub("None", text)
     text = REPR.sub("<obj>", text)
     text = STAMP.sub("<time>", text)
     text = TIMING_KEY.sub(lambda m: NUMBER.sub("<t>", m.group(0)), text)  # before paths: ms/step
@@ -89,7 +95,10 @@ def record(number: int, raw: str) -> Optional[Record]:
         except ValueError:
             return None
     template = NUMBER.sub("#", text).strip()
-    template = re.sub(r"\s+", " ", template)
+    # numpy pads an array's numbers to the widest one (`[[0.2305116 ]` beside `[[0.23051164]`)
+    # and may switch to exponents (`[-2224343. ]`, `[-2.2243430e+06]`) by the last digits of
+    # other elements: spaces inside brackets and before commas are layout, not text
+    template = _BRACKET_SPACE.sub("", re.sub(r"\s+", " ", template))
     return Record(number, raw.rstrip(), template, values)
 
 

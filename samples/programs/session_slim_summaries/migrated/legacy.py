@@ -24,14 +24,15 @@ def network(images, is_training):
 
 
 def main():
+    # one graph-level seed: every run starts from the same weights (unseeded, each TF1 run drew
+    # its own, and Adam after batch norm turns the last-digit differences of some draws into
+    # weight differences above verify's tolerance)
+    tf.compat.v1.set_random_seed(1)
     log_dir = os.path.join(sys.argv[1], "logs")
     rng = np.random.RandomState(4)
     images = rng.rand(64, 8, 8, 1).astype("float32")
     labels = (images[:, :4].mean(axis=(1, 2, 3)) > images[:, 4:].mean(axis=(1, 2, 3))).astype("int64")
     def build_graph(x, y, is_training):
-        # one graph-level seed: every run starts from the same weights (unseeded, each TF1 run drew
-        # its own, and Adam after batch norm turns the last-digit differences of some draws into
-        # weight differences above verify's tolerance)
         tf.compat.v1.set_random_seed(1)
         logits = network(x, is_training)
         loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(y, logits)
