@@ -247,8 +247,8 @@ class Planner:
 
     def _helper_values(self, stmts, region, functions, plan: Plan) -> List[int]:
         """``w = init_weights([784, 10])`` (``def init_weights(shape): return
-        tf.Variable(...)``), read by graph code: a value a module-level function builds with
-        TensorFlow is graph too, as TF1 made it in the one graph (its variable trained by
+        tf.Variable(...)``), read by graph code and nothing else: a value a module-level
+        function builds with TensorFlow is graph too, as TF1 made it in the one graph (its variable trained by
         ``minimize()``, saved and initialised with the others). Left outside, it would be an
         eager variable the program's optimizer never sees."""
         builders = {stmts[i].name.value for i in functions if self._uses_tf(stmts[i])}
@@ -261,8 +261,14 @@ class Planner:
         candidates = {i: c for i, c in candidates.items() if any(
             isinstance(call.func, cst.Name) and call.func.value in builders for call in c.calls)}
         read = {k for i in plan.graph for _, k in _collect(stmts[i]).reads}
+        # what the rest of the block reads (not functions: they read at call time): a value
+        # the loop reads too (data a TensorFlow-using loader made) is no graph value
+        outside = {k for j, stmt in enumerate(stmts) if j not in plan.graph and j not in candidates
+                   and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
+                   for _, k in _collect(stmt).reads}
         while True:
-            more = [i for i, c in candidates.items() if i not in found and c.binds & read]
+            more = [i for i, c in candidates.items()
+                    if i not in found and c.binds & read and not c.binds & outside]
             if not more:
                 found.sort()
                 return found
