@@ -408,7 +408,7 @@ def evaluated(value):
     """``value`` as ``Session.run`` returned it: its tensors (also in lists, tuples and dicts)
     as numpy. For TF1 code that ran TensorFlow on Python values alone
     (``sess.run(tf.argmax(labels, 1))``): eager TF2 has computed it already."""
-    return tf.nest.map_structure(lambda t: t.numpy() if tf.is_tensor(t) else t, value)
+    return _numpy(value)
 
 
 class GraphProgram(tf.Module):
@@ -1106,11 +1106,8 @@ def _select(graph_values: Mapping[str, Any], fetches, op_names: set, variables=N
                 return tf.identity(value)
         if isinstance(value, Mapping):
             return {k: convert(v) for k, v in value.items()}
-        if isinstance(value, tuple):  # a tuple stays one, as Session.run kept it
-            items = [convert(v) for v in value]
-            return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-        if isinstance(value, list):
-            return [convert(v) for v in value]
+        if isinstance(value, (list, tuple)):  # a tuple stays one, as Session.run kept it
+            return _same_sequence(value, [convert(v) for v in value])
         return value
 
     return convert(fetched)
@@ -1156,16 +1153,20 @@ def _last_built(outs: list):
     return next((out for out in reversed(outs) if out is not None), None)
 
 
+def _same_sequence(value, items: list):
+    """``items`` in ``value``'s kind of sequence: a list, a tuple, or its namedtuple."""
+    if isinstance(value, list):
+        return items
+    return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+
+
 def _numpy(value):
     """The fetched values as numpy, in the structure ``Session.run`` gave them: lists stay
     lists and tuples tuples (``compute_gradients``' (gradient, variable) pairs)."""
     if isinstance(value, Mapping):
         return {k: _numpy(v) for k, v in value.items()}
-    if isinstance(value, tuple):
-        items = [_numpy(v) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list):
-        return [_numpy(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return _same_sequence(value, [_numpy(v) for v in value])
     if hasattr(value, "numpy"):
         return value.numpy()
     return np.asarray(value) if value is not None else None

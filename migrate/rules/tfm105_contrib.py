@@ -242,8 +242,8 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
 
     def _import_shim(self, statement, name: str, local, line) -> bool:
         """``from tensorflow.contrib import layers`` that nothing uses (the uses spell
-        ``tf.contrib.layers``) or whose every use moved: when shims has that module, the
-        line imports it instead, so it no longer fails."""
+        ``tf.contrib.layers``): when shims has that module, the line imports it instead, so
+        it no longer fails."""
         shim = MODULE_OBJECTS.get(name)
         if shim == "contrib.rnn" and self.ctx.target.keras == 3:
             return False  # tf_keras's cells: not imported unasked next to Keras 3

@@ -259,8 +259,8 @@ class Converter:
         """``tf.set_random_seed(777)``: it stays where it was as well as joining the build
         function. TF1 code that ran before the graph read it there: TF 1.x's MNIST reader
         seeded numpy from the graph seed (``get_seed``), so its batches depend on it."""
-        return isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-            and isinstance(stmt.body[0], cst.Expr) and self._call_name(stmt.body[0].value) in GRAPH_SEEDS
+        return isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr) \
+            and self._call_name(_value(stmt)) in GRAPH_SEEDS
 
     def _unseeded_note(self, anchor, graph_code) -> None:
         """Under ``tf.set_random_seed(s)``, TF1 seeded each random op given no seed of its
