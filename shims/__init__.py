@@ -52,14 +52,14 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from shims import _names  # noqa: F401  (bound here even when the tool loaded it first)
 from shims._runner import get_or_create_layer
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
-from shims.program import Default, GraphProgram, evaluated, op_name, towers
+from shims.program import Default, GraphProgram, SharedGraph, evaluated, op_name, towers
 from shims.monitored import (MonitoredSession, MonitoredTrainingSession, SingularMonitoredSession,
                              Supervisor)
 from shims.ops import dropout
 from shims import estimator
 
 __all__ = [
-    "Default", "GraphProgram", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
+    "Default", "GraphProgram", "SharedGraph", "LegacyLayer", "LegacyModule", "LoadReport", "MonitoredSession", "MonitoredTrainingSession",
     "SingularMonitoredSession", "Supervisor",
     "cluster", "contrib", "estimator", "queues",
     "deterministic_random", "dropout", "evaluated", "op_name",

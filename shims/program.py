@@ -243,6 +243,37 @@ _program_writers()
 _PROGRAMS: "weakref.WeakSet[GraphProgram]" = weakref.WeakSet()
 
 
+def _op_name(key: str) -> str:
+    """A parameter's name as an op name: ``self._X``'s parameter ``_X`` is ``X`` (an op
+    name cannot start with ``_``)."""
+    return key.lstrip("_") or "placeholder"
+
+
+class SharedGraph:
+    """The one graph a TF1 script built several objects into, handing each the same
+    ``tf.Session`` (``m1 = Model(sess, "m1")``): a migrated script makes this in place of
+    the Session and hands it on, and each object's program joins it
+    (:meth:`GraphProgram.in_graph`), so their variables keep the names TF1's one graph gave
+    them. Each program runs its own steps, and makes and initialises its variables
+    when the object is made, as the script's initializer run did for all of them."""
+
+    def __init__(self) -> None:
+        self._programs: List["GraphProgram"] = []
+
+    @property
+    def programs(self) -> Tuple["GraphProgram", ...]:
+        """The programs built into this graph, in the order they were made."""
+        return tuple(self._programs)
+
+    @property
+    def variables(self) -> Tuple[tf.Variable, ...]:
+        """Every program's variables, in the order TF1's graph made them."""
+        return tuple(v for program in self._programs for v in program.variables)
+
+    def __repr__(self) -> str:
+        return f"<shims.SharedGraph of {len(self._programs)} program(s)>"
+
+
 def op_name(value) -> str:
     """``value.op.name`` (TF1's name of a variable or tensor's op), also for a program's
     eager variable, which has no op: its TF1 name (what TFM119 writes for ``v.op.name``)."""
@@ -453,6 +484,8 @@ class GraphProgram(tf.Module):
         state.shadows = {}      # id(on-read variable) -> (it, the plain variable saved for it)
         state.towers = 0        # a tower loop's count, when its towers are the replicas (on_towers)
         state.workers = None    # a synchronous cluster program's shims.cluster.MultiWorker (on_workers)
+        state.shared = None     # the SharedGraph this program was built into (in_graph)
+        state.graph_variables = {}  # returned name -> the variable it is (see assign)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -578,14 +611,14 @@ class GraphProgram(tf.Module):
                 args[key] = tf.constant(self._state.params[key].value)
             else:
                 args[key] = tf.nest.map_structure(
-                    lambda leaf: tf.compat.v1.placeholder(leaf.dtype, leaf.shape, name=key), spec)
+                    lambda leaf: tf.compat.v1.placeholder(leaf.dtype, leaf.shape, name=_op_name(key)), spec)
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
         outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators,
                  _BUILDING.writers)
         (_BUILDING.program, _BUILDING.graph, _BUILDING.keys, _BUILDING.iterators,
-         _BUILDING.writers) = self, graph, set(), [], 0
+         _BUILDING.writers) = self, graph, self._taken_keys(), [], 0
         try:
             # a step graph shares the variable collections of the graph around it, so every
             # program would list every other program's variables (an Estimator's evaluate
@@ -610,6 +643,7 @@ class GraphProgram(tf.Module):
             raise TypeError(f"{getattr(self._build, '__name__', 'build')}() must return a mapping "
                             f"of names to graph values, not {type(values).__name__}")
         self._state.python_values = {k: v for k, v in values.items() if _python_object(v)}
+        self._state.graph_variables = {k: v for k, v in values.items() if isinstance(v, tf.Variable)}
         return values
 
     def build_value(self, name: str):
@@ -705,6 +739,34 @@ class GraphProgram(tf.Module):
             self.on_strategy(tf.distribute.MirroredStrategy(devices), scale_loss=average)
         return self
 
+    def in_graph(self, shared: Optional["SharedGraph"]) -> "GraphProgram":
+        """Build this program into ``shared``, the one TF1 graph several objects were
+        handed (``Model(sess, "m1")``, ``Model(sess, "m2")`` over one Session; what TFM501
+        writes for them): its variables are named as that graph named them (a name another
+        program of ``shared`` took gets TF1's suffix, so a second Adam's ``beta1_power``
+        is ``beta1_power_1``), and it is built now, in the order TF1 built the objects
+        into the graph. ``None``: the program is its own graph."""
+        if shared is None:
+            return self
+        if not isinstance(shared, SharedGraph):
+            raise TypeError(f"in_graph: a shims.SharedGraph (what a migrated script hands its "
+                            f"objects in place of its Session) or None, not {type(shared).__name__}; "
+                            "a TF1 Session handed to a migrated object is not needed: hand it "
+                            "shims.SharedGraph() or None")
+        if self._state.built:
+            raise ValueError("in_graph: call it before the program is built")
+        self._state.shared = shared
+        shared._programs.append(self)
+        self._ensure_built()
+        return self
+
+    def _taken_keys(self) -> set:
+        """TF1 names other programs of the same shared graph took (see in_graph)."""
+        shared = self._state.shared
+        if shared is None:
+            return set()
+        return {key for program in shared._programs if program is not self for key in program._by_name}
+
     def on_workers(self, server) -> "GraphProgram":
         """Run a synchronous TF1 cluster program (``SyncReplicasOptimizer``) on
         ``server``'s ``MultiWorkerMirroredStrategy`` (``shims.cluster.MultiWorker``): each
@@ -767,7 +829,7 @@ class GraphProgram(tf.Module):
         (an optimizer's slots) is the program's, as in a build; prints of later traces are
         dropped, as in ``_trace_build`` (the replicas' threads print to the same stream)."""
         outer = (_BUILDING.program, _BUILDING.graph, _BUILDING.keys)
-        _BUILDING.program, _BUILDING.graph, _BUILDING.keys = self, graph, set()
+        _BUILDING.program, _BUILDING.graph, _BUILDING.keys = self, graph, self._taken_keys()
         try:
             with tf.variable_creator_scope(_creator), self._state.store.scope(), \
                     _quiet(self._state.traced):
@@ -933,6 +995,31 @@ class GraphProgram(tf.Module):
         if self.towers:  # one output per replica
             return _last_built([_unpack(o, fetches, self._state.ops) for o in out])
         return _unpack(out, fetches, self._state.ops)
+
+    def assign(self, name: str, value):
+        """``sess.run(tf.assign(v, value))`` or ``v.assign(value).eval()`` with a value of
+        Python's (``tf.assign(lr, 0.01 * 0.97 ** epoch)``, ``last_epoch.assign(epoch + 1)``):
+        the variable ``build`` returns as ``name`` takes the value, and its new value comes
+        back as numpy, as the run gave it. (TF1 built a new op into the graph on each such
+        run; here nothing is traced.)"""
+        return self._assign(name, value, "assign")
+
+    def assign_add(self, name: str, value):
+        """``sess.run(tf.assign_add(v, value))`` with a value of Python's (see :meth:`assign`)."""
+        return self._assign(name, value, "assign_add")
+
+    def assign_sub(self, name: str, value):
+        """``sess.run(tf.assign_sub(v, value))`` with a value of Python's (see :meth:`assign`)."""
+        return self._assign(name, value, "assign_sub")
+
+    def _assign(self, name: str, value, how: str):
+        self._ensure_built()
+        variable = self._state.graph_variables.get(name)
+        if variable is None:
+            raise KeyError(f"{how}: {name!r} is not a variable the program's build returns "
+                           f"(its variables: {', '.join(sorted(self._state.graph_variables)) or 'none'})")
+        getattr(variable, how)(tf.convert_to_tensor(value, variable.dtype))
+        return _numpy(variable.read_value())
 
     def _check_feeds(self, names, args) -> None:
         """TF1's error for a feed whose shape its placeholder cannot take (checked only

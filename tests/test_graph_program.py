@@ -107,6 +107,71 @@ def test_same_names_in_one_graph_get_tf1_suffixes(tf1_python):
     assert program.variable("beta1_power_1").numpy() == pytest.approx(0.9 ** 2)
 
 
+def two_objects(x):
+    """What a TF1 script built into its one graph by handing its Session to two objects."""
+    out = {}
+    for scope in ("main", "target"):
+        with tf.compat.v1.variable_scope(scope):
+            w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.ones_initializer())
+            b = tf.Variable(tf.zeros([1]))
+        loss = tf.reduce_sum(tf.matmul(x, w) + b)
+        out[scope] = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
+    return out
+
+
+def test_programs_sharing_a_graph_are_named_as_its_one_tf1_graph(tf1_python):
+    """Objects handed one Session (``DQN(sess, name="main")``, ``DQN(sess, name="target")``)
+    built into one TF1 graph: the second Adam's beta1_power is beta1_power_1 there. Their
+    programs in one SharedGraph have TF 1.15's names, built when each joins (in the order
+    TF1 built them), and each trains its own variables."""
+    def one(scope):
+        def build(x):
+            with tf.compat.v1.variable_scope(scope):
+                w = tf.compat.v1.get_variable("w", [3, 1], initializer=tf.compat.v1.ones_initializer())
+                b = tf.Variable(tf.zeros([1]))
+            loss = tf.reduce_sum(tf.matmul(x, w) + b)
+            return {"train": tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss), "w": w}
+        return build
+
+    graph = shims.SharedGraph()
+    spec = tf.TensorSpec([None, 3], tf.float32)
+    main = shims.GraphProgram(one("main"), x=spec).in_graph(graph)
+    target = shims.GraphProgram(one("target"), x=spec).in_graph(graph)
+    names = [p.name_of(v) for p in graph.programs for v in p.variables]
+    assert sorted(names) == sorted(tf1_names(two_objects))
+    assert "beta1_power_1" in [target.name_of(v) for v in target.variables]
+    main.run("train", x=np.ones((1, 3), "float32"))
+    main.run("train", x=np.ones((1, 3), "float32"))  # a second trace keeps the names
+    assert [main.name_of(v) for v in main.variables] == [n for n in names if not n.startswith("target")
+                                                         and n not in ("beta1_power_1", "beta2_power_1")]
+    assert main.variable("beta1_power").numpy() == pytest.approx(0.9 ** 3)
+    assert target.variable("beta1_power_1").numpy() == pytest.approx(0.9)  # never trained
+    np.testing.assert_array_equal(target.run("w"), np.ones((3, 1)))
+    assert len(graph.variables) == len(names)
+
+
+def test_a_shared_graph_is_joined_before_the_build_and_by_nothing_else():
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    assert program.in_graph(None) is program  # no graph handed: the program is its own
+    with pytest.raises(TypeError, match="shims.SharedGraph"):
+        program.in_graph(tf.compat.v1.Session())
+    program.run("w")
+    with pytest.raises(ValueError, match="before the program is built"):
+        program.in_graph(shims.SharedGraph())
+
+
+def test_a_parameter_named_with_an_underscore_can_go_unfed():
+    """``self._X = tf.placeholder(...)`` in a class: the parameter ``_X`` is an unfed
+    input of a step that does not need it (op names cannot start with ``_``)."""
+    def underscored(_X):
+        w = tf.Variable(tf.ones([3, 1]), name="w")
+        return {"w": w, "y": tf.matmul(_X, w)}
+
+    program = shims.GraphProgram(underscored, _X=tf.TensorSpec([None, 3], tf.float32))
+    np.testing.assert_array_equal(program.run("w"), np.ones((3, 1)))
+    assert program.run("y", _X=np.ones((1, 3), "float32")) == pytest.approx(3.0)
+
+
 def one_shot_stream():
     dataset = tf.data.Dataset.range(20).batch(2).map(lambda b: b * 3)
     batch = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()

@@ -1,7 +1,8 @@
 """TFM501: graph-then-Session programs -> eager TF2 (shims.GraphProgram).
 
 The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
-into a :class:`~.plan.Plan` (or says what blocks it), ``convert`` rewrites it (and
+into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects handed
+their script's session), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 synchronous cluster program on MultiWorkerMirroredStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
@@ -18,13 +19,14 @@ from migrate.codemod.rule import Rule
 from .convert import Converter
 from .detect import Detect
 from .graph_mode import GraphMode, _makes_default
+from .handed import Handed
 from .plan import Planner
 from .syntax import PLACEHOLDERS, reset_collect_cache
 from .towers import Towers
 from .workers import Workers
 
 
-class SessionPrograms(Detect, Planner, Converter, Towers, Workers, GraphMode, Rule):
+class SessionPrograms(Detect, Handed, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -44,12 +46,17 @@ converts the program, in a module or a function body, to eager TF2:
   with the same math and slot names;
 - `sess.run(fetches, feed_dict={x: a})` becomes `program.run(fetches, x=a)` (numpy values
   in the same structure), initializer runs and `sess.close()` disappear, a TF1 `Saver`'s
-  `save`/`restore` become the program's (TF1-named checkpoints, so old ones load).
+  `save`/`restore` become the program's (TF1-named checkpoints, so old ones load), and
+  `sess.run(tf.assign(lr, <a Python value>))` becomes `program.assign("lr", ...)`.
 
 - a program that owns its graph (`g = tf.Graph()`, `with g.as_default():`,
   `tf.Session(graph=g)`, also as `self.graph`) loses the graph and its block; functions
   the session is passed to (`train(sess, steps)`) get the program in its place; a new
   session that first restores the Saver's checkpoint continues on the program.
+- objects handed the script's session (`m1 = Model(sess, "m1")`, the class keeping
+  `self.sess = sess` and building its graph in a method `__init__` calls) each get a
+  program joined to the graph they are handed (`.in_graph(self.sess)`); the script's
+  session becomes `shims.SharedGraph()`, which keeps TF1's one-graph variable names.
 - a multi-GPU tower loop (`for i in range(num_gpus): with tf.device('/gpu:%d' % i): ...`,
   each tower's `compute_gradients` collected, averaged or summed by a function of the
   module, then applied) runs one tower per `tf.distribute.MirroredStrategy` replica:
@@ -103,6 +110,8 @@ print(program.run("loss", x=data))
         super().__init__(ctx)
         self._captured: dict = {}  # id(fetched expression) -> it as the other fixes left it
         self._exprs: list = []  # the graph expressions the run being read fetches (Planner)
+        self._assign = None  # the (variable key, how) of the run being read, if it assigns (Planner)
+        self._handed_param_now = None  # the class being read is handed its session here (handed)
         self._monitoring = False  # the program being planned runs in a monitored session
         # placeholders made outside `with <graph>.as_default():`, with their enclosing
         # functions (outermost first): what _left_in_graph_code checks once programs are known
@@ -133,6 +142,10 @@ print(program.run("loss", x=data))
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
         self._switched_owners: Set[int] = set()  # functions (the module) _fallback switched whole
         try:
+            # classes handed their script's session, converted with it (handed)
+            self._handed_shapes: dict = {}
+            self._handed_kept: Set[str] = set()  # such classes whose conversion was blocked
+            self._handed_classes = self._handed_candidates(node)
             self._blocks(list(node.body), node)
             self._fallback(node)
             self._left_in_graph_code(node)

@@ -13,6 +13,7 @@ from .plan import Plan
 from .towers import TowerLoop, on_replicas
 from .workers import WorkerProgram, on_workers
 from .syntax import (
+    ASSIGNS,
     COLLECTION_READS,
     CONVERTED_MONITORED,
     GRAPH_SEEDS,
@@ -75,7 +76,8 @@ class Converter:
                                       isinstance(owner, cst.Module), exprs, towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
-            finding.remove(anchor)
+            if not plan.handed:  # a handed session is the graph the program joins (handed)
+                finding.remove(anchor)
         elif plan.monitored:  # the session stays, over the program: its runs are its own
             for call in plan.runs:
                 plan.program_of[id(call)] = plan.session
@@ -140,6 +142,9 @@ class Converter:
             for node, key in _collect(target, self_name=plan.self_name).reads:
                 if id(node) not in inside and key in plan.graph_keys and key not in fetched:
                     fetched.append(key)
+        for _, key, _ in plan.assigns:  # variables given Python values
+            if key not in fetched:
+                fetched.append(key)
         for _, key in plan.hook_reads:  # what hooks ask for
             if key not in fetched:
                 fetched.append(key)
@@ -168,7 +173,8 @@ class Converter:
         workers = plan.workers
         program_line = (f"{program} = shims.GraphProgram({build}"
                         f"{''.join(', ' + s for s in specs)}){towers.on_towers if towers else ''}"
-                        f"{workers.on_workers if workers else ''}\n")
+                        f"{workers.on_workers if workers else ''}"
+                        f"{f'.in_graph({plan.session})' if plan.handed else ''}\n")
 
         def definition() -> list:
             body = [cst.parse_statement(line) for line in keep]
@@ -209,6 +215,7 @@ class Converter:
                      *session,
                      *(item for stmt in plan.reopened for item in stmt.items),
                      *plan.removals, *(c.func for c in plan.runs), *plan.queue_runners,
+                     *(f for c, _, _ in plan.assigns for f in _assign_funcs(c)),
                      *(c.func for c, _ in plan.saves), *plan.collections, *plan.late_inits]:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
@@ -233,6 +240,10 @@ class Converter:
         for call in plan.collections:  # tf.trainable_variables() past the graph: the program's
             finding.replace(call, cst.parse_expression(
                 COLLECTION_READS[self._call_name(call)].format(program=program)))
+        for call, key, how in plan.assigns:  # sess.run(tf.assign(lr, value)): the program's variable
+            owner = plan.program_of.get(id(call), program)
+            finding.replace(call, lambda updated, owner=owner, key=key, how=how: cst.parse_expression(
+                f'{owner}.{how}("{_plain(key)}", {code(_assigned_value(updated))})'))
         for call in plan.eager_runs:  # sess.run(tf.argmax(labels, 1)): computed where it is
             finding.replace(call, lambda updated: updated.with_changes(
                 func=cst.parse_expression("shims.evaluated"),
@@ -497,3 +508,28 @@ def _nested_blanks(lines, first: bool = False):
             line = line.with_changes(indent=False)
         out.append(line)
     return out
+
+
+def _assign_call(run: cst.Call) -> cst.Call:
+    """The assignment a run runs: ``sess.run(<it>)`` or ``<it>.eval()``."""
+    return run.func.value if isinstance(run.func, cst.Attribute) and run.func.attr.value == "eval" \
+        and not run.args else run.args[0].value
+
+
+def _assign_funcs(run: cst.Call) -> list:
+    """What other rules may have rewritten in a converted assignment run (its renames go
+    with it): the run's and the assignment's callee."""
+    return [run.func, _assign_call(run).func]
+
+
+def _assigned_value(run: cst.Call) -> cst.BaseExpression:
+    """The value of ``sess.run(tf.assign(v, value))``, ``sess.run(v.assign(value))`` or
+    ``v.assign(value).eval()`` (as the other fixes left it)."""
+    call = _assign_call(run)
+    method = isinstance(call.func, cst.Attribute) and call.func.attr.value in ASSIGNS \
+        and not any(a.keyword is not None and a.keyword.value == "ref" for a in call.args) \
+        and len(call.args) == 1
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == "value" or arg.keyword is None and i == (0 if method else 1):
+            return arg.value
+    raise ValueError("no value in the assignment")  # _python_assign proved there is one

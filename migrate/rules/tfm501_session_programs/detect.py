@@ -20,13 +20,17 @@ class Detect:
     def _blocks(self, body, owner) -> None:
         """A program wherever people put one: the module, a function, a class, and the
         blocks inside them (``if __name__ == "__main__":``, ``with tf.device(...)``,
-        ``try:``), at any depth."""
+        ``try:``), at any depth. Classes first: a script handing its session to a
+        class's objects converts with them (see ``handed``)."""
+        for stmt in body:
+            if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                self._class(stmt)
         self._block(body, owner, [])
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
                 self._blocks(list(stmt.body.body), stmt)
-            elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-                self._class(stmt)
+            elif isinstance(stmt, cst.ClassDef):
+                continue
             else:
                 for inner in self._inner_blocks(stmt):
                     self._blocks(inner, stmt)
@@ -124,6 +128,10 @@ class Detect:
         key = _assigned_key(stmt, self_name)
         if key and self._call_name(_value(stmt)) in SESSIONS:
             return key
+        handed = self._handed_param_now  # `self.sess = sess`, a parameter (handed)
+        if key and self_name and handed is not None and isinstance(_value(stmt), cst.Name) \
+                and _value(stmt).value == handed.param:
+            return key
         if key and self_name is None and self._call_name(_value(stmt)) in CONVERTED_MONITORED:
             return key  # `sess = tf.train.MonitoredTrainingSession(...)`, closed by the program
         if self_name is None and isinstance(stmt, cst.With) and len(stmt.items) == 1 \
@@ -171,8 +179,10 @@ class Detect:
         return False
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
-    def _block(self, stmts, owner, methods, self_name=None, outside=None) -> None:
-        written = stmts
+    def _block(self, stmts, owner, methods, self_name=None, outside=None, written=None):
+        """Converts the block's program, or records why not; the finding of a conversion.
+        ``written``: the block as written, where ``stmts`` reads a build method into it."""
+        written = stmts if written is None else written
         stmts, owned = self._owned_graph(stmts, methods, self_name)
         self._supervisors = [s for s in stmts if self._call_name(_value(s)) == SUPERVISOR]
         session_at = next((i for i, s in enumerate(stmts) if self._session_stmt(s, self_name)), None)
@@ -182,7 +192,11 @@ class Detect:
                 self._blocked.append(
                     (monitored, f"{self._monitored(monitored)} (hooks, scaffold, checkpoints) has "
                                 "no eager conversion yet", written))
-            return
+            return None
+        script = None if self_name else self._handed_script(stmts, session_at)
+        if script is not None:  # the session only serves objects converted with their own programs
+            self._apply_handed(script, written)
+            return None
         try:
             plan = self._plan(stmts, session_at, methods, self_name)
             if outside is not None:
@@ -190,11 +204,12 @@ class Detect:
                 if used:
                     raise _Blocked(f"the object's {used!r} is used from outside the class")
         except _NotAProgram:
-            return
+            return None
         except _Blocked as why:
+            handed = None if self_name else self._handed_blocker(stmts, session_at)
             self._blocked.append(
-                (stmts[session_at], str(why), written))
-            return
+                (stmts[session_at], handed or str(why), written))
+            return None
         finding = self._apply(stmts, session_at, plan, owner)
         for stmt in [*stmts, *methods]:
             self._programs |= _ids(stmt)
@@ -207,18 +222,45 @@ class Detect:
             finding.replace(owner, lambda updated: cst.FlattenSentinel(
                 [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
                  *updated.body.body[1:]]))
+        return finding
 
     def _class(self, cls: cst.ClassDef) -> None:
+        parts = self._class_parts(cls)
+        if parts is None:
+            return
+        init, stmts, others, self_name = parts
+        handed = self._handed_classes.get(cls.name.value)  # handed the script's session
+        if handed is not None and handed.cls is not cls:
+            handed = None
+        self._handed_param_now = handed
+        try:
+            finding = self._block(stmts, init, others, self_name, outside=cls, written=list(init.body.body))
+        finally:
+            self._handed_param_now = None
+        if handed is not None and (finding is None or not isinstance(_value(finding.node), cst.Name)):
+            del self._handed_classes[cls.name.value]  # not converted: its script stays as it is
+            self._handed_kept.add(cls.name.value)
+
+    def _class_parts(self, cls: cst.ClassDef):
+        """(``__init__``, its statements as read, the other methods, ``self``'s name), the
+        body of a build method ``__init__`` calls read in place of its call; else None."""
         methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)
                    and isinstance(m.body, cst.IndentedBlock) and m.params.params]
         init = next((m for m in methods if m.name.value == "__init__"), None)
         if init is None:
-            return
+            return None
         self_name = init.params.params[0].name.value
         others = [m for m in methods if m is not init]
         if any(m.params.params[0].name.value != self_name for m in others):
             others = [m for m in others if m.params.params[0].name.value == self_name]
-        self._block(list(init.body.body), init, others, self_name, outside=cls)
+        stmts = list(init.body.body)
+        built = self._build_method(init, others, self_name, cls)
+        if built is not None:  # `self._build_net()`: its graph is read as __init__'s (handed)
+            call, method = built
+            at = next(i for i, s in enumerate(stmts) if s is call)
+            stmts[at:at + 1] = list(method.body.body)
+            others = [m for m in others if m is not method]
+        return init, stmts, others, self_name
 
     def _used_from_outside(self, cls, plan: Plan) -> Optional[str]:
         """An attribute the conversion removes (the session, a graph value) read through

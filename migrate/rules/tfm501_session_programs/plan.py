@@ -11,7 +11,7 @@ from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
@@ -49,6 +49,7 @@ class Plan:
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
     monitored: bool = False
     session_first: bool = False  # the session was made before the graph (InteractiveSession)
+    handed: bool = False  # `self.sess = sess`: the object is handed its script's session (handed)
     scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
@@ -64,6 +65,9 @@ class Plan:
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     late_inits: List[cst.SimpleStatementLine] = field(default_factory=list)  # `init = ...` made there
     eager_runs: List[cst.Call] = field(default_factory=list)  # sess.run(tf.argmax(numpy_array, 1))
+    # sess.run(tf.assign(lr, 0.01 * decay ** e)), `v.assign(epoch + 1).eval()`: (the run, the
+    # variable's key, "assign" / "assign_add" / "assign_sub") -> program.assign("lr", ...)
+    assigns: List[Tuple[cst.Call, str, str]] = field(default_factory=list)
     passed: List[cst.Name] = field(default_factory=list)      # the session passed to helpers
     queue_runners: List[cst.Call] = field(default_factory=list)  # start_queue_runners: tf.data now
     # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
@@ -84,6 +88,7 @@ class Planner:
                    for c in _collect(*scopes, self_name=self_name).calls):
             raise _NotAProgram()  # a Session that never runs anything: nothing to convert
         plan = Plan(session=session, self_name=self_name, methods=methods,
+                    handed=bool(self_name) and isinstance(_value(stmts[session_at]), cst.Name),
                     monitored=self._monitored(stmts[session_at]) is not None,
                     supervisor=None if self_name else self._supervisor_of(stmts[session_at]))
         blockers: List[str] = []
@@ -337,14 +342,21 @@ class Planner:
     def _late_inits(self, stmts, session_at, plan: Plan) -> List[cst.SimpleStatementLine]:
         """``init = tf.global_variables_initializer()`` made after the session (in its
         ``with`` block, or after ``sess = tf.InteractiveSession()``), then run: the program
-        initialises its variables when it makes them, so the statement goes, as its run does."""
+        initialises its variables when it makes them, so the statement goes, as its run does.
+        So does ``saver = tf.train.Saver()`` made there (``max_to_keep=`` at most): its saves
+        and restores are the program's, as a Saver's made with the graph are."""
         block = _session_block(stmts, session_at)
         found = []
         for stmt in block if block is not None and not plan.self_name else ():
             key, value = _assigned_key(stmt), _value(stmt)
-            if key and key != plan.session and isinstance(value, cst.Call) and not value.args \
-                    and self._call_name(value) in INITIALIZERS:
+            if not key or key == plan.session or not isinstance(value, cst.Call):
+                continue
+            if not value.args and self._call_name(value) in INITIALIZERS:
                 plan.inits.add(key)
+                found.append(stmt)
+            elif self._call_name(value) == "tf.train.Saver" and key not in plan.graph_keys \
+                    and all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in value.args):
+                _saver(plan, key, value)
                 found.append(stmt)
         return found
 
@@ -536,6 +548,12 @@ class Planner:
                 continue
             if kind in ("run", "init", "run_method", "eager"):
                 handled |= {id(n) for n, _ in _collect(*call.args, self_name=self_name).reads}
+            if kind == "assign":  # a variable given a Python value: the program's variable takes it
+                handled |= {id(n) for n, _ in _collect(call, self_name=self_name).reads}
+                plan.assigns.append((call, *self._assign))
+                if in_helper:
+                    plan.program_of[id(call)] = session
+                continue
             if kind == "eager":  # TensorFlow on Python values: computed eagerly where it is
                 plan.eager_runs.append(call)
                 continue
@@ -728,6 +746,9 @@ class Planner:
                 self._check_feeds(self._method_feeds(call, session, self_name), placeholders,
                                   self_name)
                 return "run_method"
+            if method == "eval" and not call.args:  # `last_epoch.assign(epoch + 1).eval()`
+                self._assign = self._python_assign(func.value, graph_keys, placeholders, session, self_name)
+                return "assign" if self._assign else None
             return None
         if owner is None:
             return None
@@ -748,6 +769,10 @@ class Planner:
         fetch = call.args[0].value
         if self._initializer_run(fetch, inits, self_name):
             return "init"
+        if len(call.args) == 1 and call.args[0].keyword is None:
+            self._assign = self._python_assign(fetch, graph_keys, placeholders, session, self_name)
+            if self._assign:
+                return "assign"
         if len(call.args) == 1 and not self._graph_expression(fetch, graph_keys, self_name) \
                 and self._eager_expression(fetch, graph_keys | set(placeholders) | {session}, self_name):
             return "eager"
@@ -887,6 +912,35 @@ class Planner:
         why = f" (it reads the Python value{'s' if len(python) > 1 else ''} {', '.join(python)})" \
             if python and self_name is None else ""
         raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}{why}")
+
+    def _python_assign(self, expr, graph_keys, placeholders, session, self_name) -> Optional[tuple]:
+        """``tf.assign(lr, 0.01 * decay ** e)`` (``tf.assign_add``, ``tf.assign_sub``) or
+        ``last_epoch.assign(epoch + 1)``: a graph variable given a value of Python's alone
+        (no graph value, no feed). TF1 built the op from that value and ran it; the program's
+        variable takes it eagerly. (the variable's key, how), else None."""
+        if not isinstance(expr, cst.Call) or any(a.star for a in expr.args):
+            return None
+        name = self._call_name(expr)
+        if name in ("tf.assign", "tf.assign_add", "tf.assign_sub"):
+            how, slots = name[3:], ("ref", "value")
+        elif isinstance(expr.func, cst.Attribute) and expr.func.attr.value in ASSIGNS and not name:
+            how, slots = expr.func.attr.value, ("value",)
+        else:
+            return None
+        given = {}
+        for i, arg in enumerate(expr.args):
+            slot = arg.keyword.value if arg.keyword else (slots[i] if i < len(slots) else None)
+            if slot not in slots or slot in given:
+                return None  # use_locking=, name=, read_value=: not this simple form
+            given[slot] = arg.value
+        target = given.get("ref", expr.func.value if len(slots) == 1 else None)
+        key = _key(target, self_name)
+        if key not in graph_keys or "value" not in given:
+            return None
+        reads = {k for _, k in _collect(given["value"], self_name=self_name).reads}
+        if reads & (graph_keys | set(placeholders) | {session}):
+            return None
+        return key, how
 
     def _eager_expression(self, fetch, graph_names, self_name) -> bool:
         """``sess.run(tf.argmax(mnist.test.labels[r:r + 1], 1))``: TensorFlow calls on Python

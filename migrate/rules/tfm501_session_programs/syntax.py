@@ -27,6 +27,7 @@ RANDOM_OPS = {"tf.nn.dropout", "tf.layers.dropout", "tf.random_normal", "tf.rand
               "tf.random_shuffle", "tf.random.shuffle", "tf.random_crop", "tf.image.random_crop",
               "tf.image.random_flip_left_right", "tf.image.random_flip_up_down",
               "tf.image.random_brightness", "tf.image.random_contrast"}
+ASSIGNS = ("assign", "assign_add", "assign_sub")  # a variable's own assignments (GraphProgram's too)
 GRAPH_SEEDS = {"tf.set_random_seed", "tf.random.set_random_seed", "tf.random.set_seed"}
 # a tf.train.Supervisor's ways to a session (graph mode too, like the monitored sessions)
 SUPERVISED = {"managed_session", "prepare_or_wait_for_session"}

@@ -259,9 +259,13 @@ def _patch_programs(program_lib):
         state["programs"].append(program)
         variables = program.global_variables()
         if cfg["init_action"] == "load" and variables:
-            state["graphs"].append(program)
-            _load(len(state["graphs"]) - 1, [(program.name_of(v), v) for v in variables],
-                  lambda v, value: v.assign(value))
+            # programs built into one shims.SharedGraph are the one TF1 graph they were
+            graph = getattr(program._state, "shared", None) or program
+            n = _initialized(graph)
+            if n is None:
+                state["graphs"].append(graph)
+                n = len(state["graphs"]) - 1
+            _load(n, [(program.name_of(v), v) for v in variables], lambda v, value: v.assign(value))
 
     program_lib.add_build_hook(on_build)
 

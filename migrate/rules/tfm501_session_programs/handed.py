@@ -1,0 +1,294 @@
+"""Stage 1b, a session handed to model classes: ``m1 = Model(sess, "m1")``, where the
+class keeps ``self.sess = sess``, builds its graph in a method ``__init__`` calls
+(``self._build_net()``) and runs ``self.sess.run(...)`` in its methods, and the script
+makes the session, the models and runs the initializer once for all of them (the
+lab-by-lab tutorials' CNN and ensemble classes, DQN agents).
+
+Each class converts as a class owning its session does (its own ``shims.GraphProgram``,
+made where its graph was built), and the program joins the graph it is handed
+(``.in_graph(self.sess)``). The script's session becomes that graph, a
+``shims.SharedGraph()``: the objects' programs are built when they are made and name their
+variables as TF1's one graph did (the second Adam's ``beta1_power_1``), so checkpoints and
+``verify --program`` see TF1's names. Its initializer runs and ``close()`` go.
+
+Converted only when the class is made in its own module, every construction is handed
+the session of such a script, and that script uses the session for nothing else (else
+both stay as they were: a class whose objects another module makes, with a session of
+its own, is left to run there in graph mode)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from migrate.codemod.cstutil import nodes_of
+
+from .syntax import INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _assigned_key, _collect, _ids, _key, _value
+
+# TensorFlow calls that make graph state: a script's fetch reading one is no eager value
+GRAPH_ONLY = {"tf.Variable", "tf.get_variable", "tf.assign", "tf.assign_add", "tf.assign_sub",
+              "tf.group", "tf.no_op", "tf.trainable_variables", "tf.global_variables",
+              "tf.get_collection", "tf.gradients", "tf.py_func"}
+
+
+@dataclass
+class HandedClass:
+    """A class whose constructor is handed the session."""
+    name: str
+    param: str      # the constructor's parameter holding the session
+    position: int   # its position among the arguments a call passes (``self`` not counted)
+    cls: Optional[cst.ClassDef] = None
+
+
+@dataclass
+class HandedScript:
+    """What goes from a script whose session only serves converted classes."""
+    session: cst.CSTNode                                    # its statement (``with`` or ``=``)
+    removed: List[cst.SimpleStatementLine] = field(default_factory=list)  # init runs, close()
+    passed: List[cst.BaseExpression] = field(default_factory=list)        # handed to constructors
+    evaluated: List[cst.Call] = field(default_factory=list)  # runs of eager values: shims.evaluated
+    classes: List[str] = field(default_factory=list)
+
+
+class Handed:
+    """Reads the two halves of the form (``self`` is the SessionPrograms rule)."""
+
+    # -- the class: its build method is read as part of __init__ ---------------------------
+    @staticmethod
+    def _build_method(init: cst.FunctionDef, others, self_name: str, cls: cst.ClassDef):
+        """``self._build_net()``, a statement of ``__init__``, calling a method of the class
+        that takes only ``self`` (and parameters with defaults: ``h_size=10``, which the
+        build function, defined in the method, still sees), returns nothing, is undecorated
+        and called nowhere else: (its call statement, the method), else None."""
+        methods = {m.name.value: m for m in others}
+        for stmt in init.body.body:
+            call = _value(stmt)
+            if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+                    and isinstance(call, cst.Call) and not call.args
+                    and isinstance(call.func, cst.Attribute) and _key(call.func, self_name)):
+                continue
+            method = methods.get(call.func.attr.value)
+            if method is None or method.decorators \
+                    or any(p.default is None for p in method.params.params[1:]) \
+                    or not isinstance(method.params.star_arg, cst.MaybeSentinel) or method.params.kwonly_params \
+                    or method.params.star_kwarg is not None \
+                    or any(nodes_of(method.body, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))):
+                continue
+            uses = [a for a in nodes_of(cls, cst.Attribute) if a.attr.value == method.name.value]
+            if len(uses) == 1:  # the call's own attribute
+                return stmt, method
+        return None
+
+    @staticmethod
+    def _handed_session(init: cst.FunctionDef, stmts, methods, self_name: str) -> Optional[HandedClass]:
+        """``self.sess = sess``, ``sess`` a parameter of ``__init__`` (not keyword-only),
+        and ``self.sess.run(...)`` in a method: the session the object is handed."""
+        runs = {_key(c.func.value, self_name) for c in _collect(*methods, self_name=self_name).calls
+                if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"}
+        params = [p.name.value for p in init.params.params[1:]]
+        for stmt in stmts:
+            key, value = _assigned_key(stmt, self_name), _value(stmt)
+            if key in runs and key.startswith("self.") and isinstance(value, cst.Name) \
+                    and value.value in params:
+                return HandedClass("", value.value, params.index(value.value))
+        return None
+
+    def _handed_candidates(self, module: cst.Module) -> Dict[str, HandedClass]:
+        """The module's classes handed a session whose every construction is handed that of a
+        script that uses it for nothing else (see ``_handed_script``), to a fixed point: a
+        class left out leaves out the scripts handing to it, and theirs."""
+        found: Dict[str, HandedClass] = {}
+        for cls in module.body:
+            if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
+                continue
+            parts = self._class_parts(cls)
+            handed = parts and self._handed_session(parts[0], parts[1], parts[2], parts[3])
+            if handed and cls.name.value not in found:
+                handed.name, handed.cls = cls.name.value, cls
+                found[cls.name.value] = handed
+            elif handed:  # two classes of one name: neither is known for sure
+                found[cls.name.value] = None
+        found = {k: v for k, v in found.items() if v is not None}
+        self._handed_shapes = dict(found)  # also those left out (see _handed_blocker)
+        if not found:
+            return found
+        bodies = [list(module.body), *(list(b.body) for b in nodes_of(module, cst.IndentedBlock))]
+        names = [n for n in nodes_of(module, cst.Name) if n.value in found]
+        calls = {id(c.func): c for c in nodes_of(module, cst.Call) if isinstance(c.func, cst.Name)}
+        while found:
+            passed: Set[int] = set()
+            for body in bodies:
+                for at, stmt in enumerate(body):
+                    if self._session_stmt(stmt) is not None:
+                        script = self._handed_script(body, at, found)
+                        passed |= {id(n) for n in script.passed} if script else set()
+            left = set(found) - {n.value for n in names if id(n) in calls}  # made here, or not known
+            for name in names:
+                handed = found.get(name.value)
+                if handed is None or name is handed.cls.name:
+                    continue
+                call = calls.get(id(name))  # a construction, handed the session of a script
+                arg = _handed_arg(call, handed) if call is not None else None
+                if arg is None or id(arg) not in passed:
+                    left.add(name.value)
+            if not left:
+                return found
+            for name in left:
+                del found[name]
+        return found
+
+    # -- the script: its session only serves converted classes ------------------------------
+    def _handed_script(self, stmts, session_at, classes=None) -> Optional[HandedScript]:
+        """The session statement at ``session_at`` (``sess = tf.Session()``, ``with
+        tf.Session() as sess:``, with nothing but ``config=``) whose session is only handed
+        to constructors of converted classes, run on initializers and closed: what goes."""
+        anchor = stmts[session_at]
+        classes = self._handed_classes if classes is None else classes
+        if not classes:
+            return None
+        if isinstance(anchor, cst.With):
+            if len(anchor.items) != 1 or not isinstance(anchor.body, cst.IndentedBlock):
+                return None
+            made, body = anchor.items[0].item, list(anchor.body.body)
+        else:
+            made, body = _value(anchor), []
+        if self._call_name(made) not in SESSIONS or any(
+                a.keyword is None or a.keyword.value != "config" for a in made.args):
+            return None
+        session = self._session_stmt(anchor)
+        script = HandedScript(anchor)
+        rest = [*body, *stmts[session_at + 1:]]
+        inits: Set[str] = set()
+        handled: Set[int] = set()
+        for stmt in rest:
+            key, value = _assigned_key(stmt), _value(stmt)
+            if key and isinstance(value, cst.Call) and self._initializer_run(value, set(), None) \
+                    and not value.args:
+                inits.add(key)
+        for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
+            call = _value(stmt)
+            if not (isinstance(stmt.body[0], cst.Expr) and isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute) and _key(call.func.value, None) == session):
+                continue
+            if call.func.attr.value == "close" and not call.args or \
+                    call.func.attr.value == "run" and len(call.args) == 1 and call.args[0].keyword is None \
+                    and self._initializer_run(call.args[0].value, inits, None):
+                script.removed.append(stmt)
+                handled |= _ids(stmt)
+        removed = {id(s.body[0].value) for s in script.removed}
+        for call in _collect(*rest).calls:  # sess.run(accuracy), TensorFlow on numpy alone
+            if id(call) not in removed and isinstance(call.func, cst.Attribute) \
+                    and call.func.attr.value == "run" and _key(call.func.value, None) == session \
+                    and len(call.args) == 1 and call.args[0].keyword is None \
+                    and self._eager_fetch(call.args[0].value, rest, classes):
+                script.evaluated.append(call)
+                handled.add(id(call.func.value))
+        for call in _collect(*rest).calls:
+            handed = classes.get(call.func.value) if isinstance(call.func, cst.Name) else None
+            arg = _handed_arg(call, handed) if handed is not None else None
+            if arg is not None and _key(arg, None) == session:
+                script.passed.append(arg)
+                script.classes.append(handed.name)
+                handled.add(id(arg))
+        found = _collect(*rest)
+        if not script.passed or found.binds & {session} or any(
+                k == session and id(n) not in handled for n, k in found.reads):
+            return None
+        # an initializer bound to a name goes with its runs, when nothing else reads it
+        for stmt in rest:
+            key = _assigned_key(stmt)
+            own = _ids(stmt) if key in inits else set()  # (its target is among the reads)
+            if key in inits and all(id(n) in handled or id(n) in own for n, k in found.reads if k == key):
+                script.removed.append(stmt)
+        return script
+
+    def _eager_fetch(self, fetch, rest, classes) -> bool:
+        """``sess.run(ensemble_accuracy)``, where ``ensemble_accuracy = tf.reduce_mean(...)``
+        of ``tf.equal(tf.argmax(predictions, 1), ...)`` and ``predictions`` numpy the
+        objects' methods returned: the script builds no graph of its own (the objects' graph
+        values are theirs alone, or the class is not converted), so what it runs is
+        TensorFlow on Python values, which eager TF2 computes where it stands. Followed
+        through the script's one-target assignments; nothing that makes variables, feeds,
+        trains or initialises, and no random op (each run of it drew anew, an eager value is
+        drawn once). What an object's method returns is numpy (its runs are its program's)."""
+        bound: Dict[str, list] = {}
+        for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
+            key = _assigned_key(stmt)
+            if key:
+                bound.setdefault(key, []).append(_value(stmt))
+        seen: Set[str] = set()
+        todo, computes = [fetch], False
+        while todo:
+            found = _collect(todo.pop())
+            for call in found.calls:
+                name = self._call_name(call)
+                if name is None:  # an object's method, or its construction: numpy or no value
+                    continue
+                if name in INITIALIZERS or name in PLACEHOLDERS or name in GRAPH_ONLY \
+                        or name in RANDOM_OPS or name.startswith(("tf.train.", "tf.summary.", "tf.random")):
+                    return False
+                computes = True
+            for _, key in found.reads:
+                if key not in seen:
+                    seen.add(key)
+                    todo += bound.get(key, [])
+        return computes
+
+    def _handed_blocker(self, stmts, session_at) -> Optional[str]:
+        """Why a script handing its session to objects of a class of that form was not
+        converted with them (it uses the session for more), else None."""
+        session = self._session_stmt(stmts[session_at])
+        anchor = stmts[session_at]
+        rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+        shapes = self._handed_shapes
+        names = [h.name for call in _collect(*rest).calls
+                 if isinstance(call.func, cst.Name) and (h := shapes.get(call.func.value))
+                 and _key(_handed_arg(call, h), None) == session] if shapes and session else []
+        if not names:
+            return None
+        kept = [n for n in dict.fromkeys(names) if n in self._handed_kept]
+        if kept:
+            return (f"the session is handed to {', '.join(kept)} objects, which stay in graph mode "
+                    "(see the finding in the class)")
+        return (f"the session is handed to {', '.join(dict.fromkeys(names))} objects, and the script "
+                "uses it for more than their constructors, initializer runs, close() and runs of "
+                "TensorFlow on numpy (so the objects stay in graph mode with it)")
+
+    def _apply_handed(self, script: HandedScript, stmts) -> None:
+        """The session becomes the objects' shared graph; its initializer runs and close() go."""
+        names = ", ".join(dict.fromkeys(script.classes))
+        finding = self.report(script.session, f"the Session handed to {names} is the graph their "
+                                              "programs share (shims.SharedGraph): TF1's variable "
+                                              "names, each initialised when it is made")
+        finding.add_import("import shims")
+        anchor = script.session
+        if isinstance(anchor, cst.With):
+            made = cst.parse_statement(f"{anchor.items[0].asname.name.value} = shims.SharedGraph()\n")
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                [made.with_changes(leading_lines=updated.leading_lines), *updated.body.body]))
+        else:
+            finding.replace(_value(anchor), cst.parse_expression("shims.SharedGraph()"))
+        for stmt in script.removed:
+            finding.remove(stmt)
+        for call in script.evaluated:  # TensorFlow on numpy: its eager value, as numpy
+            finding.replace(call, lambda updated: updated.with_changes(
+                func=cst.parse_expression("shims.evaluated"),
+                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+        dead: Set[int] = set()
+        for node in [*(anchor.items if isinstance(anchor, cst.With) else [anchor]), *script.removed]:
+            dead |= _ids(node)
+        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
+        for stmt in stmts:
+            self._programs |= _ids(stmt)
+
+
+def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpression]:
+    """The argument a construction gives the session parameter, else None."""
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if arg.keyword is None and position == handed.position \
+                or arg.keyword is not None and arg.keyword.value == handed.param:
+            return arg.value
+    return None
