@@ -89,7 +89,7 @@ class Handed:
         params = [p.name.value for p in init.params.params[1:]]
         for stmt in stmts:
             key, value = _assigned_key(stmt, self_name), _value(stmt)
-            if key in runs and key.startswith("self.") and isinstance(value, cst.Name) \
+            if key is not None and key in runs and key.startswith("self.") and isinstance(value, cst.Name) \
                     and value.value in params:
                 return HandedClass("", value.value, params.index(value.value))
         return None
