@@ -2,7 +2,7 @@
 
 The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
 into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects handed
-their script's session), ``convert`` rewrites it (and
+their script's session, ``objects`` model objects a script runs), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 synchronous cluster program on MultiWorkerMirroredStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
@@ -20,13 +20,14 @@ from .convert import Converter
 from .detect import Detect
 from .graph_mode import GraphMode, _makes_default
 from .handed import Handed
+from .objects import Objects
 from .plan import Planner
 from .syntax import PLACEHOLDERS, reset_collect_cache
 from .towers import Towers
 from .workers import Workers
 
 
-class SessionPrograms(Detect, Handed, Planner, Converter, Towers, Workers, GraphMode, Rule):
+class SessionPrograms(Detect, Handed, Objects, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -57,6 +58,9 @@ converts the program, in a module or a function body, to eager TF2:
   `self.sess = sess` and building its graph in a method `__init__` calls) each get a
   program joined to the graph they are handed (`.in_graph(self.sess)`); the script's
   session becomes `shims.SharedGraph()`, which keeps TF1's one-graph variable names.
+- a model object the script runs (`model = Model(...)`, the class keeping placeholders and
+  results as attributes, then `sess.run(model.loss, {model.x: x})`) gets its own
+  `self.program`, and the runs become `model.program.run("loss", x=x)`.
 - a multi-GPU tower loop (`for i in range(num_gpus): with tf.device('/gpu:%d' % i): ...`,
   each tower's `compute_gradients` collected, averaged or summed by a function of the
   module, then applied) runs one tower per `tf.distribute.MirroredStrategy` replica:
@@ -145,7 +149,9 @@ print(program.run("loss", x=data))
             # classes handed their script's session, converted with it (handed)
             self._handed_shapes: dict = {}
             self._handed_kept: Set[str] = set()  # such classes whose conversion was blocked
+            self._object_shapes: dict = {}
             self._handed_classes = self._handed_candidates(node)
+            self._object_classes = self._object_candidates(node)  # graph objects scripts run (objects)
             self._blocks(list(node.body), node)
             self._fallback(node)
             self._left_in_graph_code(node)

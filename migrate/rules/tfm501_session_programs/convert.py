@@ -57,6 +57,7 @@ class Converter:
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
         program = f"{plan.self_name}.{program_name}" if plan.self_name else program_name
+        plan.program = program
         # each graph expression a run fetches gets a graph name of the build function
         exprs = {id(call): [(expr, fresh_name(ctx, _fetched_name(expr))) for expr in found]
                  for call in plan.runs if (found := plan.fetch_exprs.get(id(call)))}
@@ -76,7 +77,7 @@ class Converter:
                                       isinstance(owner, cst.Module), exprs, towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
             finding.insert_after(stmts[max(moved or plan.graph)], definition)
-            if not plan.handed:  # a handed session is the graph the program joins (handed)
+            if not plan.handed and not plan.anchorless:  # a handed session is the graph it joins (handed)
                 finding.remove(anchor)
         elif plan.monitored:  # the session stays, over the program: its runs are its own
             for call in plan.runs:
@@ -134,6 +135,7 @@ class Converter:
     def _fetched(self, plan: Plan, exprs) -> List[str]:
         """Graph names the program returns: what any run fetches, and the global steps savers use."""
         fetched: List[str] = [name for found in exprs.values() for _, name in found]
+        fetched += [key for key in plan.returns if key not in fetched]  # a graph object's attributes
         for call in plan.runs:
             target = call.func.value if self._is_method_run(call, plan) else call.args[0].value
             # names read inside a fetched expression are read by the build function itself
@@ -205,6 +207,7 @@ class Converter:
         dead: Set[int] = set()
         made = anchor.items[0].item if isinstance(anchor, cst.With) else _value(anchor)
         session = ([made.func] if plan.monitored else  # its hooks are converted
+                   [] if plan.handed or plan.anchorless else  # the statement stays
                    anchor.items if isinstance(anchor, cst.With) else [anchor])
         if plan.supervisor is not None:  # re-made as shims.Supervisor: its renames go
             session.append(plan.supervisor.body[0].value.func)

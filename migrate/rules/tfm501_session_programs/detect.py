@@ -197,6 +197,10 @@ class Detect:
         if script is not None:  # the session only serves objects converted with their own programs
             self._apply_handed(script, written)
             return None
+        run = None if self_name else self._object_script(stmts, session_at)
+        if run is not None:  # the session only runs one converted object's graph
+            self._apply_object_script(run, written)
+            return None
         try:
             plan = self._plan(stmts, session_at, methods, self_name)
             if outside is not None:
@@ -206,7 +210,8 @@ class Detect:
         except _NotAProgram:
             return None
         except _Blocked as why:
-            handed = None if self_name else self._handed_blocker(stmts, session_at)
+            handed = None if self_name else (self._handed_blocker(stmts, session_at)
+                                             or self._object_blocker(stmts, session_at))
             self._blocked.append(
                 (stmts[session_at], handed or str(why), written))
             return None
@@ -227,6 +232,12 @@ class Detect:
     def _class(self, cls: cst.ClassDef) -> None:
         parts = self._class_parts(cls)
         if parts is None:
+            return
+        shape = self._object_classes.get(cls.name.value)  # a graph object a script runs (objects)
+        if shape is not None and shape.cls is cls:
+            if not self._object_block(cls, shape, parts):
+                del self._object_classes[cls.name.value]
+                self._handed_kept.add(cls.name.value)
             return
         init, stmts, others, self_name = parts
         handed = self._handed_classes.get(cls.name.value)  # handed the script's session

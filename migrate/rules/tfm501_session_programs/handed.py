@@ -161,7 +161,8 @@ class Handed:
         rest = [*body, *stmts[session_at + 1:]]
         inits: Set[str] = set()
         handled: Set[int] = set()
-        for stmt in rest:
+        block = [*stmts[:session_at], *rest]  # `init = ...` made before the session too
+        for stmt in block:
             key, value = _assigned_key(stmt), _value(stmt)
             if key and isinstance(value, cst.Call) and self._initializer_run(value, set(), None) \
                     and not value.args:
@@ -196,7 +197,8 @@ class Handed:
                 k == session and id(n) not in handled for n, k in found.reads):
             return None
         # an initializer bound to a name goes with its runs, when nothing else reads it
-        for stmt in rest:
+        found = _collect(*block)
+        for stmt in block:
             key = _assigned_key(stmt)
             own = _ids(stmt) if key in inits else set()  # (its target is among the reads)
             if key in inits and all(id(n) in handled or id(n) in own for n, k in found.reads if k == key):

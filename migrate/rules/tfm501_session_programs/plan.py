@@ -50,6 +50,9 @@ class Plan:
     monitored: bool = False
     session_first: bool = False  # the session was made before the graph (InteractiveSession)
     handed: bool = False  # `self.sess = sess`: the object is handed its script's session (handed)
+    anchorless: bool = False  # a graph object with no session of its own (objects): no anchor goes
+    returns: List[str] = field(default_factory=list)  # keys build returns, fetched or not (objects)
+    program: str = ""  # the program's name once converted (``self.program``)
     scaffold: Optional[cst.Call] = None  # `scaffold=tf.train.Scaffold(...)` made in the monitored call
     supervisor: Optional[cst.SimpleStatementLine] = None  # `sv = tf.train.Supervisor(...)`
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)

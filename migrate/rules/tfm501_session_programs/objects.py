@@ -1,0 +1,289 @@
+"""Stage 1c, a model object the script runs: ``model = Model(3)``, where the class builds
+its graph in ``__init__`` (or a build method ``__init__`` calls) and keeps its
+placeholders and results as attributes, with no session of its own, and the script runs
+them in its session: ``sess.run([model.loss, model.train_op], feed_dict={model.x: x})``.
+
+The class converts as a class owning its session does (its own ``shims.GraphProgram``,
+``self.program``, made where its graph was built, returning every attribute the graph
+binds), and the script's runs become the object's: ``model.program.run(["loss",
+"train_op"], x=x)``. The session, its initializer runs and ``close()`` go.
+
+Converted only when each construction of the class is a script's one model (``model =
+Model(...)`` in the block of a session that runs nothing but that object's attributes,
+fed its placeholders, besides initializers, ``close()`` and TensorFlow on numpy), no
+method of the class reads a graph attribute, and nothing else reads the object; else the
+class and the script stay as they were."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, nodes_of
+
+from .plan import Plan
+from .syntax import INITIALIZERS, PLACEHOLDERS, SESSIONS, _assigned_key, _Blocked, _collect, _ids, _key, _value
+
+
+@dataclass
+class ObjectClass:
+    """A class whose objects a script's session runs (see the module's docstring)."""
+    cls: cst.ClassDef
+    placeholders: Set[str]        # attributes holding placeholders
+    attrs: List[str]              # attributes the graph code binds, in order
+    program: str = "program"      # the attribute its program is kept in, once converted
+
+
+@dataclass
+class ObjectScript:
+    """What a script running one object's graph becomes."""
+    session: cst.CSTNode                        # its statement (``with`` or ``=``)
+    obj: str                                    # the object's name
+    name: str                                   # its class
+    runs: List[cst.Call] = field(default_factory=list)   # sess.run(<the object's attributes>)
+    removed: List[cst.SimpleStatementLine] = field(default_factory=list)  # init runs, close()
+    evaluated: List[cst.Call] = field(default_factory=list)  # TensorFlow on numpy
+    obj_call: Optional[cst.Name] = None         # the class name of its construction
+
+
+class Objects:
+    """Reads and converts both halves of the form (``self`` is the SessionPrograms rule)."""
+
+    # -- the class ------------------------------------------------------------------------
+    def _object_shape(self, cls: cst.ClassDef) -> Optional[ObjectClass]:
+        """A class building a graph with placeholders as attributes and running nothing."""
+        parts = self._class_parts(cls)
+        if parts is None:
+            return None
+        init, stmts, others, self_name = parts
+        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval")
+               for c in _collect(cls).calls):
+            return None  # it runs something itself: a session of its own, or handed one
+        placeholders: Set[str] = set()
+        attrs: List[str] = []
+        for stmt in stmts:
+            for line in nodes_of(stmt, cst.SimpleStatementLine):
+                key = _assigned_key(line, self_name)
+                if key is None or not key.startswith("self."):
+                    continue
+                if self._call_name(_value(line)) in PLACEHOLDERS:
+                    placeholders.add(key[5:])
+                elif key[5:] not in attrs:
+                    attrs.append(key[5:])
+        if not placeholders:
+            return None
+        graph = placeholders | set(attrs)
+        for method in others:  # a method reading a graph attribute would read a traced value
+            if any(k.startswith("self.") and k[5:] in graph
+                   for _, k in _collect(method.body, self_name=self_name).reads):
+                return None
+        return ObjectClass(cls, placeholders, attrs)
+
+    def _object_candidates(self, module: cst.Module) -> Dict[str, ObjectClass]:
+        """The module's classes of that form whose every construction is a script's one
+        model, that script running nothing else (see ``_object_script``)."""
+        found: Dict[str, Optional[ObjectClass]] = {}
+        for cls in module.body:
+            if isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock):
+                shape = self._object_shape(cls)
+                if shape is not None:
+                    found[cls.name.value] = None if cls.name.value in found else shape
+        found = {k: v for k, v in found.items() if v is not None}
+        self._object_shapes = dict(found)  # also those left out (see _object_blocker)
+        if not found:
+            return {}
+        names = [n for n in nodes_of(module, cst.Name) if n.value in found]
+        bodies = [list(module.body), *(list(b.body) for b in nodes_of(module, cst.IndentedBlock))]
+        scripts: List[ObjectScript] = []
+        for body in bodies:
+            for at, stmt in enumerate(body):
+                if self._session_stmt(stmt) is not None:
+                    script = self._object_script(body, at, found)
+                    if script is not None:
+                        scripts.append(script)
+        made = {id(s.obj_call) for s in scripts}
+        for name in names:  # every mention is a class name or one script's construction
+            shape = found.get(name.value)
+            if shape is not None and name is not shape.cls.name and id(name) not in made:
+                del found[name.value]
+        built = {s.name for s in scripts}  # and there is one: a class made elsewhere stays
+        return {k: v for k, v in found.items() if k in built}
+
+    def _object_block(self, cls: cst.ClassDef, shape: ObjectClass, parts) -> bool:
+        """Convert the class: its graph code into a build function returning every graph
+        attribute, ``self.program`` made where the graph was complete. False if blocked."""
+        init, stmts, others, self_name = parts
+        plan = Plan(session="", self_name=self_name, methods=others, anchorless=True)
+        blockers: List[str] = []
+        try:
+            self._read_graph(stmts, len(stmts), plan, blockers)
+        except _Blocked as why:
+            blockers.append(str(why))
+        if blockers:
+            self._blocked.append((stmts[0], "; ".join(dict.fromkeys(blockers)), list(init.body.body)))
+            return False
+        plan.returns = [f"self.{a}" for a in shape.attrs if f"self.{a}" in plan.graph_keys]
+        first = min(plan.graph)
+        self._apply(stmts, first, plan, init)
+        shape.program = plan.program.split(".", 1)[1]
+        for stmt in [*stmts, *others]:
+            self._programs |= _ids(stmt)
+        return True
+
+    # -- the script -------------------------------------------------------------------------
+    def _object_script(self, stmts, session_at, classes=None) -> Optional[ObjectScript]:
+        """The session at ``session_at`` when it runs one object's graph and nothing else:
+        ``obj = C(...)`` once in the block (C of ``classes``), every use of the session an
+        initializer run, ``close()``, a run of TensorFlow on numpy or ``sess.run(<obj's
+        attributes>[, feed_dict={obj.<placeholder>: value, ...}])``, and every read of
+        ``obj`` in those runs."""
+        classes = self._object_classes if classes is None else classes
+        if not classes:
+            return None
+        anchor = stmts[session_at]
+        if isinstance(anchor, cst.With):
+            if len(anchor.items) != 1 or not isinstance(anchor.body, cst.IndentedBlock):
+                return None
+            made, body = anchor.items[0].item, list(anchor.body.body)
+        else:
+            made, body = _value(anchor), []
+        if self._call_name(made) not in SESSIONS or any(
+                a.keyword is None or a.keyword.value != "config" for a in made.args):
+            return None
+        session = self._session_stmt(anchor)
+        block = [*stmts[:session_at], *body, *stmts[session_at + 1:]]
+        objects = [(s, _value(s)) for s in block if _assigned_key(s) and isinstance(_value(s), cst.Call)
+                   and isinstance(_value(s).func, cst.Name) and _value(s).func.value in classes]
+        if len(objects) != 1:
+            return None
+        made_stmt, call = objects[0]
+        obj, shape = _assigned_key(made_stmt), classes[call.func.value]
+        script = ObjectScript(anchor, obj, call.func.value)
+        script.obj_call = call.func
+        rest = [*body, *stmts[session_at + 1:]]
+        handled: Set[int] = set()
+        inits = {_assigned_key(s) for s in block if _assigned_key(s)
+                 and self._call_name(_value(s)) in INITIALIZERS and not _value(s).args}
+        for line in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
+            run = _value(line)
+            if isinstance(line.body[0], cst.Expr) and isinstance(run, cst.Call) \
+                    and isinstance(run.func, cst.Attribute) and _key(run.func.value, None) == session \
+                    and (run.func.attr.value == "close" and not run.args or run.func.attr.value == "run"
+                         and len(run.args) == 1 and self._initializer_run(run.args[0].value, inits, None)):
+                script.removed.append(line)
+                handled |= _ids(line)
+        for run in _collect(*rest).calls:
+            if id(run) in handled or not (isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
+                                          and _key(run.func.value, None) == session and run.args):
+                continue
+            if self._object_run(run, obj, shape):
+                script.runs.append(run)
+                handled |= _ids(run)
+            elif len(run.args) == 1 and run.args[0].keyword is None \
+                    and self._eager_fetch(run.args[0].value, rest, {script.name: None}):
+                script.evaluated.append(run)
+                handled.add(id(run.func.value))
+        found = _collect(*block)
+        if found.binds & {session} or any(k in (session, obj) and id(n) not in handled and n is not
+                                          made_stmt.body[0].targets[0].target for n, k in found.reads):
+            return None
+        for line in block:  # `init = tf.global_variables_initializer()`, run and dropped
+            key = _assigned_key(line)
+            if key in inits and all(id(n) in handled or id(n) in _ids(line) for n, k in found.reads if k == key):
+                script.removed.append(line)
+        return script
+
+    @staticmethod
+    def _object_run(run: cst.Call, obj: str, shape: ObjectClass) -> bool:
+        """``sess.run(<obj's graph attributes, or a list/tuple/dict of them>[, feed_dict={
+        obj.<placeholder>: value}])``."""
+        def attribute(node, names) -> bool:
+            return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
+                and node.value.value == obj and node.attr.value in names
+
+        def fetch(node) -> bool:
+            if isinstance(node, (cst.List, cst.Tuple)):
+                return bool(node.elements) and all(isinstance(e, cst.Element) and fetch(e.value)
+                                                   for e in node.elements)
+            if isinstance(node, cst.Dict):
+                return all(isinstance(e, cst.DictElement) and fetch(e.value) for e in node.elements)
+            return attribute(node, set(shape.attrs))
+
+        feeds = [a for a in run.args[1:]]
+        if run.args[0].keyword is not None or not fetch(run.args[0].value) or len(feeds) > 1:
+            return False
+        if feeds:
+            feed = feeds[0]
+            if feed.keyword is not None and feed.keyword.value != "feed_dict" or not isinstance(feed.value, cst.Dict):
+                return False
+            if not all(isinstance(e, cst.DictElement) and attribute(e.key, shape.placeholders)
+                       for e in feed.value.elements):
+                return False
+        return True
+
+    def _object_blocker(self, stmts, session_at) -> Optional[str]:
+        """Why a script whose session runs objects of a class of that form was not converted
+        with them, else None."""
+        anchor = stmts[session_at]
+        block = [*stmts[:session_at], *(anchor.body.body if isinstance(anchor, cst.With) else ()),
+                 *stmts[session_at + 1:]]
+        names = [c.func.value for c in _collect(*block).calls
+                 if isinstance(c.func, cst.Name) and c.func.value in self._object_shapes]
+        if not names:
+            return None
+        kept = [n for n in dict.fromkeys(names) if n in self._handed_kept]
+        if kept:
+            return f"the session runs {', '.join(kept)} objects, which stay in graph mode (see the finding in the class)"
+        return (f"the session runs the graph of {', '.join(dict.fromkeys(names))} objects the script makes, "
+                "and converts with them only as one object (`model = Model(...)`) whose attributes its runs "
+                "fetch, fed by a dict literal of its placeholders, the object used for nothing else (also not "
+                "by a function or another module), and the session only for that, initializers, close() and "
+                "TensorFlow on numpy")
+
+    def _apply_object_script(self, script: ObjectScript, stmts) -> None:
+        program = self._object_classes[script.name].program
+        finding = self.report(script.session, f"the Session running {script.obj} ({script.name}) "
+                                              f"goes: its runs are the object's program's "
+                                              f"({script.obj}.{program}.run)")
+        finding.add_import("import shims")
+        anchor = script.session
+        if isinstance(anchor, cst.With):
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
+                 *updated.body.body[1:]]))
+        else:
+            finding.remove(anchor)
+        for line in script.removed:
+            finding.remove(line)
+        target = f"{script.obj}.{program}"
+        for run in script.runs:
+            finding.replace(run, lambda updated, target=target: _object_run_call(updated, target))
+        for run in script.evaluated:
+            finding.replace(run, lambda updated: updated.with_changes(
+                func=cst.parse_expression("shims.evaluated"),
+                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+        dead: Set[int] = set()
+        for node in [*(anchor.items if isinstance(anchor, cst.With) else [anchor]), *script.removed,
+                     *(r.func for r in script.runs)]:
+            dead |= _ids(node)
+        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
+        for stmt in stmts:
+            self._programs |= _ids(stmt)
+
+
+def _names(node) -> cst.BaseExpression:
+    """A fetch of the object's attributes as the names its program returns."""
+    if isinstance(node, cst.Attribute):
+        return cst.SimpleString(f'"{node.attr.value}"')
+    if isinstance(node, cst.Dict):
+        return node.with_changes(elements=[e.with_changes(value=_names(e.value)) for e in node.elements])
+    return node.with_changes(elements=[e.with_changes(value=_names(e.value)) for e in node.elements])
+
+
+def _object_run_call(run: cst.Call, target: str) -> cst.Call:
+    """``sess.run(fetch, feed_dict={obj.x: a})`` -> ``obj.program.run(names, x=a)``."""
+    args = [code(_names(run.args[0].value))]
+    if len(run.args) > 1:
+        args += [f"{e.key.attr.value}={code(e.value)}" for e in run.args[1].value.elements]
+    return cst.parse_expression(f"{target}.run({', '.join(args)})")
