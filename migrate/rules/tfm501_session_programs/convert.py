@@ -15,6 +15,7 @@ from .workers import WorkerProgram, on_workers
 from .syntax import (
     ASSIGNS,
     COLLECTION_READS,
+    _as_evaluated,
     CONVERTED_MONITORED,
     GRAPH_SEEDS,
     RANDOM_OPS,
@@ -248,9 +249,7 @@ class Converter:
             finding.replace(call, lambda updated, owner=owner, key=key, how=how: cst.parse_expression(
                 f'{owner}.{how}("{_plain(key)}", {code(_assigned_value(updated))})'))
         for call in plan.eager_runs:  # sess.run(tf.argmax(labels, 1)): computed where it is
-            finding.replace(call, lambda updated: updated.with_changes(
-                func=cst.parse_expression("shims.evaluated"),
-                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
+            finding.replace(call, _as_evaluated)
         for node in plan.session_graphs:  # FileWriter(logdir, sess.graph): the step's graph
             finding.replace(node, cst.parse_expression(f"{program}.graph"))
         for node, key in plan.hook_reads:  # NanTensorHook(loss): the hooks fetch by name

@@ -24,7 +24,8 @@ import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of
 
-from .syntax import INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _assigned_key, _collect, _ids, _key, _value
+from .syntax import (INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect,
+                     _ids, _key, _value)
 
 # TensorFlow calls that make graph state: a script's fetch reading one is no eager value
 GRAPH_ONLY = {"tf.Variable", "tf.get_variable", "tf.assign", "tf.assign_add", "tf.assign_sub",
@@ -39,6 +40,18 @@ class HandedClass:
     param: str      # the constructor's parameter holding the session
     position: int   # its position among the arguments a call passes (``self`` not counted)
     cls: Optional[cst.ClassDef] = None
+
+
+@dataclass
+class ScriptSession:
+    """A script's own session, read for the forms converting it with objects."""
+    anchor: cst.CSTNode   # ``sess = tf.Session()`` or ``with tf.Session() as sess:``
+    key: str              # the session's name
+    rest: list            # the statements after it (its block's first)
+    block: list           # the whole block but the session statement
+    inits: Set[str] = field(default_factory=set)     # names bound to initializers
+    removed: list = field(default_factory=list)      # initializer runs, close(), unused inits
+    handled: Set[int] = field(default_factory=set)   # the session's reads accounted for
 
 
 @dataclass
@@ -143,40 +156,12 @@ class Handed:
         """The session statement at ``session_at`` (``sess = tf.Session()``, ``with
         tf.Session() as sess:``, with nothing but ``config=``) whose session is only handed
         to constructors of converted classes, run on initializers and closed: what goes."""
-        anchor = stmts[session_at]
         classes = self._handed_classes if classes is None else classes
-        if not classes:
+        read = self._script_session(stmts, session_at) if classes else None
+        if read is None:
             return None
-        if isinstance(anchor, cst.With):
-            if len(anchor.items) != 1 or not isinstance(anchor.body, cst.IndentedBlock):
-                return None
-            made, body = anchor.items[0].item, list(anchor.body.body)
-        else:
-            made, body = _value(anchor), []
-        if self._call_name(made) not in SESSIONS or any(
-                a.keyword is None or a.keyword.value != "config" for a in made.args):
-            return None
-        session = self._session_stmt(anchor)
-        script = HandedScript(anchor)
-        rest = [*body, *stmts[session_at + 1:]]
-        inits: Set[str] = set()
-        handled: Set[int] = set()
-        block = [*stmts[:session_at], *rest]  # `init = ...` made before the session too
-        for stmt in block:
-            key, value = _assigned_key(stmt), _value(stmt)
-            if key and isinstance(value, cst.Call) and self._initializer_run(value, set(), None) \
-                    and not value.args:
-                inits.add(key)
-        for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
-            call = _value(stmt)
-            if not (isinstance(stmt.body[0], cst.Expr) and isinstance(call, cst.Call)
-                    and isinstance(call.func, cst.Attribute) and _key(call.func.value, None) == session):
-                continue
-            if call.func.attr.value == "close" and not call.args or \
-                    call.func.attr.value == "run" and len(call.args) == 1 and call.args[0].keyword is None \
-                    and self._initializer_run(call.args[0].value, inits, None):
-                script.removed.append(stmt)
-                handled |= _ids(stmt)
+        session, rest, handled = read.key, read.rest, read.handled
+        script = HandedScript(read.anchor, removed=read.removed)
         removed = {id(s.body[0].value) for s in script.removed}
         for call in _collect(*rest).calls:  # sess.run(accuracy), TensorFlow on numpy alone
             if id(call) not in removed and isinstance(call.func, cst.Attribute) \
@@ -196,14 +181,65 @@ class Handed:
         if not script.passed or found.binds & {session} or any(
                 k == session and id(n) not in handled for n, k in found.reads):
             return None
-        # an initializer bound to a name goes with its runs, when nothing else reads it
-        found = _collect(*block)
-        for stmt in block:
-            key = _assigned_key(stmt)
-            own = _ids(stmt) if key in inits else set()  # (its target is among the reads)
-            if key in inits and all(id(n) in handled or id(n) in own for n, k in found.reads if k == key):
-                script.removed.append(stmt)
+        self._unused_inits(read)
         return script
+
+    def _script_session(self, stmts, session_at) -> Optional[ScriptSession]:
+        """The script's session at ``session_at`` as both script forms read it (handed,
+        objects), with its initializer runs and ``close()`` statements; None when it is
+        not ``sess = tf.Session()`` or ``with tf.Session() as sess:`` with nothing but
+        ``config=``."""
+        anchor = stmts[session_at]
+        if isinstance(anchor, cst.With):
+            if len(anchor.items) != 1 or not isinstance(anchor.body, cst.IndentedBlock):
+                return None
+            made, body = anchor.items[0].item, list(anchor.body.body)
+        else:
+            made, body = _value(anchor), []
+        if self._call_name(made) not in SESSIONS or any(
+                a.keyword is None or a.keyword.value != "config" for a in made.args):
+            return None
+        rest = [*body, *stmts[session_at + 1:]]
+        read = ScriptSession(anchor, self._session_stmt(anchor), rest, [*stmts[:session_at], *rest])
+        for stmt in read.block:  # `init = ...`, before the session too
+            key, value = _assigned_key(stmt), _value(stmt)
+            if key and isinstance(value, cst.Call) and self._initializer_run(value, set(), None) \
+                    and not value.args:
+                read.inits.add(key)
+        for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
+            call = _value(stmt)
+            if not (isinstance(stmt.body[0], cst.Expr) and isinstance(call, cst.Call)
+                    and isinstance(call.func, cst.Attribute) and _key(call.func.value, None) == read.key):
+                continue
+            if call.func.attr.value == "close" and not call.args or \
+                    call.func.attr.value == "run" and len(call.args) == 1 and call.args[0].keyword is None \
+                    and self._initializer_run(call.args[0].value, read.inits, None):
+                read.removed.append(stmt)
+                read.handled |= _ids(stmt)
+        return read
+
+    @staticmethod
+    def _unused_inits(read: ScriptSession) -> None:
+        """An initializer bound to a name goes with its runs, when nothing else reads it."""
+        found = _collect(*read.block)
+        for stmt in read.block:
+            key = _assigned_key(stmt)
+            own = _ids(stmt) if key in read.inits else set()  # (its target is among the reads)
+            if key in read.inits and all(id(n) in read.handled or id(n) in own
+                                         for n, k in found.reads if k == key):
+                read.removed.append(stmt)
+
+    def _script_gone(self, finding, anchor, removed, stmts, dead_too=()) -> None:
+        """What both script forms drop: initializer runs, ``close()``; other rules'
+        findings on what goes; the block is a program's."""
+        for stmt in removed:
+            finding.remove(stmt)
+        dead: Set[int] = set()
+        for node in [*(anchor.items if isinstance(anchor, cst.With) else [anchor]), *removed, *dead_too]:
+            dead |= _ids(node)
+        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
+        for stmt in stmts:
+            self._programs |= _ids(stmt)
 
     def _eager_fetch(self, fetch, rest, classes) -> bool:
         """``sess.run(ensemble_accuracy)``, where ``ensemble_accuracy = tf.reduce_mean(...)``
@@ -271,18 +307,9 @@ class Handed:
                 [made.with_changes(leading_lines=updated.leading_lines), *updated.body.body]))
         else:
             finding.replace(_value(anchor), cst.parse_expression("shims.SharedGraph()"))
-        for stmt in script.removed:
-            finding.remove(stmt)
         for call in script.evaluated:  # TensorFlow on numpy: its eager value, as numpy
-            finding.replace(call, lambda updated: updated.with_changes(
-                func=cst.parse_expression("shims.evaluated"),
-                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
-        dead: Set[int] = set()
-        for node in [*(anchor.items if isinstance(anchor, cst.With) else [anchor]), *script.removed]:
-            dead |= _ids(node)
-        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
-        for stmt in stmts:
-            self._programs |= _ids(stmt)
+            finding.replace(call, _as_evaluated)
+        self._script_gone(finding, anchor, script.removed, stmts)
 
 
 def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpression]:

@@ -23,7 +23,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from .plan import Plan
-from .syntax import INITIALIZERS, PLACEHOLDERS, SESSIONS, _assigned_key, _Blocked, _collect, _ids, _key, _value
+from .syntax import PLACEHOLDERS, _as_evaluated, _assigned_key, _Blocked, _collect, _ids, _key, _value
 
 
 @dataclass
@@ -41,10 +41,10 @@ class ObjectScript:
     session: cst.CSTNode                        # its statement (``with`` or ``=``)
     obj: str                                    # the object's name
     name: str                                   # its class
+    removed: List[cst.SimpleStatementLine]      # init runs, close() (ScriptSession's)
+    obj_call: cst.Name                          # the class name of its construction
     runs: List[cst.Call] = field(default_factory=list)   # sess.run(<the object's attributes>)
-    removed: List[cst.SimpleStatementLine] = field(default_factory=list)  # init runs, close()
     evaluated: List[cst.Call] = field(default_factory=list)  # TensorFlow on numpy
-    obj_call: Optional[cst.Name] = None         # the class name of its construction
 
 
 class Objects:
@@ -139,40 +139,17 @@ class Objects:
         attributes>[, feed_dict={obj.<placeholder>: value, ...}])``, and every read of
         ``obj`` in those runs."""
         classes = self._object_classes if classes is None else classes
-        if not classes:
+        read = self._script_session(stmts, session_at) if classes else None
+        if read is None:
             return None
-        anchor = stmts[session_at]
-        if isinstance(anchor, cst.With):
-            if len(anchor.items) != 1 or not isinstance(anchor.body, cst.IndentedBlock):
-                return None
-            made, body = anchor.items[0].item, list(anchor.body.body)
-        else:
-            made, body = _value(anchor), []
-        if self._call_name(made) not in SESSIONS or any(
-                a.keyword is None or a.keyword.value != "config" for a in made.args):
-            return None
-        session = self._session_stmt(anchor)
-        block = [*stmts[:session_at], *body, *stmts[session_at + 1:]]
+        session, rest, block, handled = read.key, read.rest, read.block, read.handled
         objects = [(s, _value(s)) for s in block if _assigned_key(s) and isinstance(_value(s), cst.Call)
                    and isinstance(_value(s).func, cst.Name) and _value(s).func.value in classes]
         if len(objects) != 1:
             return None
         made_stmt, call = objects[0]
         obj, shape = _assigned_key(made_stmt), classes[call.func.value]
-        script = ObjectScript(anchor, obj, call.func.value)
-        script.obj_call = call.func
-        rest = [*body, *stmts[session_at + 1:]]
-        handled: Set[int] = set()
-        inits = {_assigned_key(s) for s in block if _assigned_key(s)
-                 and self._call_name(_value(s)) in INITIALIZERS and not _value(s).args}
-        for line in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
-            run = _value(line)
-            if isinstance(line.body[0], cst.Expr) and isinstance(run, cst.Call) \
-                    and isinstance(run.func, cst.Attribute) and _key(run.func.value, None) == session \
-                    and (run.func.attr.value == "close" and not run.args or run.func.attr.value == "run"
-                         and len(run.args) == 1 and self._initializer_run(run.args[0].value, inits, None)):
-                script.removed.append(line)
-                handled |= _ids(line)
+        script = ObjectScript(read.anchor, obj, call.func.value, removed=read.removed, obj_call=call.func)
         for run in _collect(*rest).calls:
             if id(run) in handled or not (isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
                                           and _key(run.func.value, None) == session and run.args):
@@ -188,10 +165,7 @@ class Objects:
         if found.binds & {session} or any(k in (session, obj) and id(n) not in handled and n is not
                                           made_stmt.body[0].targets[0].target for n, k in found.reads):
             return None
-        for line in block:  # `init = tf.global_variables_initializer()`, run and dropped
-            key = _assigned_key(line)
-            if key in inits and all(id(n) in handled or id(n) in _ids(line) for n, k in found.reads if k == key):
-                script.removed.append(line)
+        self._unused_inits(read)
         return script
 
     @staticmethod
@@ -254,22 +228,12 @@ class Objects:
                  *updated.body.body[1:]]))
         else:
             finding.remove(anchor)
-        for line in script.removed:
-            finding.remove(line)
         target = f"{script.obj}.{program}"
         for run in script.runs:
             finding.replace(run, lambda updated, target=target: _object_run_call(updated, target))
-        for run in script.evaluated:
-            finding.replace(run, lambda updated: updated.with_changes(
-                func=cst.parse_expression("shims.evaluated"),
-                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)]))
-        dead: Set[int] = set()
-        for node in [*(anchor.items if isinstance(anchor, cst.With) else [anchor]), *script.removed,
-                     *(r.func for r in script.runs)]:
-            dead |= _ids(node)
-        self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
-        for stmt in stmts:
-            self._programs |= _ids(stmt)
+        for run in script.evaluated:  # TensorFlow on numpy: its eager value, as numpy
+            finding.replace(run, _as_evaluated)
+        self._script_gone(finding, anchor, script.removed, stmts, [r.func for r in script.runs])
 
 
 def _names(node) -> cst.BaseExpression:

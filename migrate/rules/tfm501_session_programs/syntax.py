@@ -330,3 +330,10 @@ def _fresh_container(value) -> bool:
         return True
     return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and \
         value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict")
+
+
+def _as_evaluated(updated: cst.Call) -> cst.Call:
+    """``sess.run(tf.argmax(labels, 1))`` -> ``shims.evaluated(tf.argmax(labels, 1))``:
+    TensorFlow on Python values, computed eagerly where it stands, as numpy."""
+    return updated.with_changes(func=cst.parse_expression("shims.evaluated"),
+                                args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
