@@ -126,7 +126,7 @@ def towers(ids) -> list:
 
 def _slot_naming(create, name_at: int):
     """A TF1 optimizer names a slot ``<primary's TF1 name>/<op name>`` (``W/Adam``,
-    ``Variable_1/Adam_1``). In the step graph every unnamed primary is ``Variable``, so
+    ``Variable_1/Adam_1``), under the variable scope it was called in. In the step graph every unnamed primary is ``Variable``, so
     while a program builds, the slot creator says whose slot it makes and the variable
     creator keys the slot by the primary's TF1 name."""
     def create_slot(primary, *args, **kwargs):
@@ -134,7 +134,11 @@ def _slot_naming(create, name_at: int):
             return create(primary, *args, **kwargs)
         name = kwargs["name"] if "name" in kwargs else args[name_at - 1]
         outer = getattr(_BUILDING, "slot", None)
-        _BUILDING.slot = (primary, name)
+        # TF1 made the slot in a scope named after the primary, inside the variable scope
+        # the optimizer was called in (`with tf.variable_scope('train'): minimize(...)`
+        # gives `train/<primary>/RMSProp`); a replica's own scope is no part of the name
+        scope = _REPLICA_SCOPE.sub("", tf.compat.v1.get_variable_scope().name)
+        _BUILDING.slot = (primary, name, scope)
         try:
             return create(primary, *args, **kwargs)
         finally:
@@ -485,6 +489,9 @@ class GraphProgram(tf.Module):
         state.towers = 0        # a tower loop's count, when its towers are the replicas (on_towers)
         state.workers = None    # a synchronous cluster program's shims.cluster.MultiWorker (on_workers)
         state.shared = None     # the SharedGraph this program was built into (in_graph)
+        # the variable scope the program was made in (`with tf.variable_scope("main"): dqn =
+        # DQN(sess)`): TF1 built the object's graph there, so its variables are named in it
+        state.scope = tf.compat.v1.get_variable_scope().name if tf.executing_eagerly() else ""
         state.graph_variables = {}  # returned name -> the variable it is (see assign)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
@@ -535,6 +542,7 @@ class GraphProgram(tf.Module):
             slot = getattr(_BUILDING, "slot", None)
             if slot is not None and id(slot[0]) in self._state.key_of:
                 key = f"{self._state.key_of[id(slot[0])]}/{slot[1]}"
+                key = f"{slot[2]}/{key}" if slot[2] else key
             # a name taken earlier in this trace gets TF1's suffix (two optimizers' beta1_power
             # are beta1_power and beta1_power_1), so they never share a variable
             taken = _BUILDING.keys
@@ -629,7 +637,7 @@ class GraphProgram(tf.Module):
                 self._register(graph, variable)
             with _updates_to_collection(graph), \
                     tf.variable_creator_scope(_creator), self._state.store.scope(), \
-                    tf.compat.v1.variable_scope(tf.compat.v1.get_variable_scope(),
+                    tf.compat.v1.variable_scope(self._state.scope or tf.compat.v1.get_variable_scope(),
                                                 custom_getter=self._getter), \
                     _quiet(self._state.traced and quiet):
                 values = self._build(**args)

@@ -150,6 +150,45 @@ def test_programs_sharing_a_graph_are_named_as_its_one_tf1_graph(tf1_python):
     assert len(graph.variables) == len(names)
 
 
+def optimizers_in_scopes(x):
+    with tf.compat.v1.variable_scope("net"):
+        w = tf.compat.v1.get_variable("w", [3, 1])
+    loss = tf.reduce_sum(tf.matmul(x, w))
+    with tf.compat.v1.variable_scope("train"):
+        rms = tf.compat.v1.train.RMSPropOptimizer(0.1).minimize(loss)
+    with tf.compat.v1.variable_scope("adam"):
+        adam = tf.compat.v1.train.AdamOptimizer(0.1).minimize(loss)
+    return {"rms": rms, "adam": adam}
+
+
+def test_slots_are_named_in_the_variable_scope_the_optimizer_was_called_in(tf1_python):
+    """``with tf.variable_scope('train'): opt.minimize(loss)`` (the RL tutorials' DQN):
+    TF 1.15 names the slots ``train/net/w/RMSProp``, under the scope the optimizer ran in,
+    so a checkpoint's and verify's names are those."""
+    program = shims.GraphProgram(optimizers_in_scopes, x=tf.TensorSpec([None, 3], tf.float32))
+    program.run(["rms", "adam"], x=np.ones((1, 3), "float32"))
+    names = [program.name_of(v) for v in program.variables]
+    assert sorted(names) == sorted(tf1_names(optimizers_in_scopes))
+    assert "train/net/w/RMSProp" in names and "adam/net/w/Adam_1" in names
+
+
+def test_a_program_made_in_a_variable_scope_builds_in_it(tf1_python):
+    """``with tf.variable_scope("Natural_DQN"): natural = DQN(sess, ...)``: TF1 built the
+    object's graph in that scope, so its variables (slots and beta powers too) are named in
+    it; the object's program, made in the same scope, names them so."""
+    source = textwrap.dedent(inspect.getsource(optimizers_in_scopes))
+    want = json.loads(tf1_oracle.run(
+        "import json\nimport tensorflow as tf\n" + source +
+        "with tf.compat.v1.variable_scope('Natural_DQN'):\n"
+        "    optimizers_in_scopes(tf.compat.v1.placeholder(tf.float32, [None, 3]))\n"
+        "print(json.dumps([v.op.name for v in tf.compat.v1.global_variables()]))\n"))
+    with tf.compat.v1.variable_scope("Natural_DQN"):
+        program = shims.GraphProgram(optimizers_in_scopes, x=tf.TensorSpec([None, 3], tf.float32))
+    program.run(["rms", "adam"], x=np.ones((1, 3), "float32"))
+    names = [program.name_of(v) for v in program.variables]
+    assert sorted(names) == sorted(want) and "Natural_DQN/net/w" in names
+
+
 def test_a_shared_graph_is_joined_before_the_build_and_by_nothing_else():
     program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
     assert program.in_graph(None) is program  # no graph handed: the program is its own

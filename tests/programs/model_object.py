@@ -1,9 +1,14 @@
 """A model object the script runs, the way text-classification and research repositories
-wrote it: a class builds its graph in a ``_build()`` method ``__init__`` calls, keeping its
-placeholders (one with a default: the dropout keep probability) and its results as
-attributes; the script makes ``model = TextClassifier(...)``, opens a session and runs
+wrote it: a class builds its graph in ``_build()`` and ``_build_train_op()`` methods
+``__init__`` calls, keeping its placeholders (one with a default: the dropout keep
+probability) and its results as attributes; the script makes ``model =
+TextClassifier(...)`` and a ``tf.train.Saver()``, opens a session and runs
 ``sess.run([model.train_op, model.global_step, ...], feed_dict={model.inputs: ...})``, a
-dict of fetches, and the predictions."""
+dict of fetches fed by a dict bound to a name, and the predictions, and saves at the
+model's global step."""
+import os
+import sys
+
 import numpy as np
 import tensorflow as tf
 
@@ -16,6 +21,7 @@ class TextClassifier(object):
         self.n_classes = n_classes
         self.learning_rate = learning_rate
         self._build()
+        self._build_train_op()
 
     def _build(self):
         self.inputs = tf.placeholder(tf.int32, [None, self.seq_len], name="inputs")
@@ -36,16 +42,19 @@ class TextClassifier(object):
         self.loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
             labels=self.labels, logits=self.logits))
         self.accuracy = tf.reduce_mean(tf.cast(tf.equal(self.predictions, self.labels), tf.float32))
+
+    def _build_train_op(self):
         self.global_step = tf.Variable(0, trainable=False, name="global_step")
         optimizer = tf.train.AdamOptimizer(self.learning_rate)
         self.train_op = optimizer.minimize(self.loss, global_step=self.global_step)
 
 
-def main():
+def main(model_dir):
     rng = np.random.RandomState(8)
     x = rng.randint(0, 50, size=(96, 6)).astype(np.int32)
     y = (x[:, 0] > 25).astype(np.int64) + (x[:, 1] > 40).astype(np.int64)
     model = TextClassifier(vocab_size=50, seq_len=6, embed_dim=8, n_classes=3)
+    saver = tf.train.Saver(max_to_keep=2)
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         for epoch in range(3):
@@ -55,11 +64,13 @@ def main():
                     feed_dict={model.inputs: x[start:start + 32], model.labels: y[start:start + 32],
                                model.keep_prob: 0.8})
             print("epoch %d step %d loss %.6f acc %.4f" % (epoch, step, loss, acc))
-        metrics = sess.run({"loss": model.loss, "accuracy": model.accuracy},
-                           feed_dict={model.inputs: x, model.labels: y})
+        feed = {model.inputs: x, model.labels: y}
+        metrics = sess.run({"loss": model.loss, "accuracy": model.accuracy}, feed_dict=feed)
         print("eval loss %.6f accuracy %.4f" % (metrics["loss"], metrics["accuracy"]))
         print("predictions", sess.run(model.predictions, {model.inputs: x[:8]}))
+        path = saver.save(sess, os.path.join(model_dir, "model"), global_step=model.global_step)
+        print("saved at step", path.rsplit("-", 1)[1])
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1] if len(sys.argv) > 1 else "/tmp/model_object")

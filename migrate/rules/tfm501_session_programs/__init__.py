@@ -116,6 +116,8 @@ print(program.run("loss", x=data))
         self._exprs: list = []  # the graph expressions the run being read fetches (Planner)
         self._assign = None  # the (variable key, how) of the run being read, if it assigns (Planner)
         self._handed_param_now = None  # the class being read is handed its session here (handed)
+        self._built_now: list = []  # the build methods of the class being read (detect.ClassParts)
+        self._class_now = None  # the class being read
         self._monitoring = False  # the program being planned runs in a monitored session
         # placeholders made outside `with <graph>.as_default():`, with their enclosing
         # functions (outermost first): what _left_in_graph_code checks once programs are known

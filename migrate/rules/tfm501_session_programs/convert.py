@@ -77,9 +77,7 @@ class Converter:
         definition = self._definition(finding, stmts, plan, moved, build, program,
                                       isinstance(owner, cst.Module), exprs, towers)
         if plan.self_name or plan.session_first:  # the program is made where the graph was complete
-            finding.insert_after(stmts[max(moved or plan.graph)], definition)
-            if not plan.handed and not plan.anchorless:  # a handed session is the graph it joins (handed)
-                finding.remove(anchor)
+            self._made_where_complete(finding, stmts, plan, moved, definition)
         elif plan.monitored:  # the session stays, over the program: its runs are its own
             for call in plan.runs:
                 plan.program_of[id(call)] = plan.session
@@ -110,6 +108,58 @@ class Converter:
         self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
         self._rewire(finding, stmts, plan, program, exprs)
         return finding
+
+    def _made_where_complete(self, finding, stmts, plan: Plan, moved, definition) -> None:
+        """A class's program (or one whose session came first) is made after its last graph
+        statement; a class's graph spread over ``__init__`` and build methods, in ``__init__``
+        where the last build method was called (``_placement``). The session statement goes,
+        unless it is a handed session (the graph the program joins) or there is none."""
+        place = self._placement(stmts, plan) if plan.self_name else None
+        if place is not None:
+            call, calls, methods = place
+            # on the class, whose methods were rewritten by then (definition() reads them)
+            finding.replace(self._class_now, lambda updated: _placed(updated, call, calls, methods, definition))
+        else:
+            finding.insert_after(stmts[max(moved or plan.graph)], definition)
+        if not plan.handed and not plan.anchorless:
+            finding.remove(finding.node)
+
+    def _homes(self, stmts, plan: Plan) -> dict:
+        """id(build method) -> (its call in __init__, it) for the build methods holding the
+        class's graph code, and "init" -> None when ``__init__`` holds some."""
+        homes: dict = {}
+        for i in plan.graph:
+            owner = next(((call, method) for call, method in self._built_now
+                          if any(stmts[i] is s for s in method.body.body)), None)
+            homes[id(owner[1]) if owner else "init"] = owner
+        return homes
+
+    def _placement_blocker(self, stmts, plan: Plan) -> Optional[str]:
+        """Graph code spread over ``__init__`` and build methods is made into one build
+        function in ``__init__`` (``_placement``): each such method must hold graph code
+        alone, reading none of its own parameters (``h_size=10``), since it goes."""
+        homes = {k: v for k, v in self._homes(stmts, plan).items() if v is not None}
+        if len(homes) + ("init" in self._homes(stmts, plan)) <= 1:
+            return None
+        graph = {id(stmts[i]) for i in plan.graph}
+        for _, method in homes.values():
+            if any(id(s) not in graph for s in method.body.body):
+                return (f"graph code in __init__ and in build methods, beside other code in "
+                        f"{method.name.value}()")
+            params = {p.name.value for p in method.params.params[1:]}
+            if params & {k for _, k in _collect(method.body).reads}:
+                return f"graph code in several methods, reading {method.name.value}()'s own parameters"
+        return None
+
+    def _placement(self, stmts, plan: Plan):
+        """(the build-method call in ``__init__`` the build function replaces, the other
+        calls, the names of the build methods that go), when the graph spans several
+        functions; else None (it goes after the last graph statement)."""
+        homes = {k: v for k, v in self._homes(stmts, plan).items() if v is not None}
+        if len(homes) + ("init" in self._homes(stmts, plan)) <= 1:
+            return None
+        calls = [call for call, method in self._built_now if id(method) in homes]  # __init__'s order
+        return calls[-1], calls[:-1], {method.name.value for _, method in homes.values()}
 
     def _to_workers(self, finding, stmts, workers: WorkerProgram) -> None:
         """A synchronous cluster program's server is ``shims.cluster.MultiWorker``, its
@@ -535,3 +585,23 @@ def _assigned_value(run: cst.Call) -> cst.BaseExpression:
         if arg.keyword is not None and arg.keyword.value == "value" or arg.keyword is None and i == (0 if method else 1):
             return arg.value
     raise ValueError("no value in the assignment")  # _python_assign proved there is one
+
+
+def _placed(cls: cst.ClassDef, call, calls, methods, definition) -> cst.ClassDef:
+    """The class with its build function and program made in ``__init__`` at ``call`` (the
+    last build-method call; the other ``calls`` go), and the build ``methods`` gone: their
+    graph code is the build function's."""
+    body = []
+    for member in cls.body.body:
+        if isinstance(member, cst.FunctionDef) and member.name.value in methods:
+            continue
+        if isinstance(member, cst.FunctionDef) and member.name.value == "__init__":
+            stmts = []
+            for stmt in member.body.body:
+                if stmt is call:
+                    stmts.extend(definition())
+                elif not any(stmt is other for other in calls):
+                    stmts.append(stmt)
+            member = member.with_changes(body=member.body.with_changes(body=stmts))
+        body.append(member)
+    return cls.with_changes(body=cls.body.with_changes(body=body))

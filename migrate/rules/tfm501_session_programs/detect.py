@@ -2,6 +2,7 @@
 its session or graph, the blocks inside them) and which statement makes its session."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
@@ -12,6 +13,16 @@ from migrate.codemod.shared import DATASET_ITERATOR_METHODS
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
+
+
+@dataclass
+class ClassParts:
+    """A class as a program is read from it."""
+    init: cst.FunctionDef
+    stmts: list          # __init__'s statements, a build method's body in place of its call
+    others: list         # the other methods (a build method read into __init__ is not one)
+    self_name: str
+    built: list          # [(the call statement in __init__, the build method)]
 
 
 class Detect:
@@ -203,6 +214,9 @@ class Detect:
             return None
         try:
             plan = self._plan(stmts, session_at, methods, self_name)
+            spread = self._placement_blocker(stmts, plan) if self_name else None
+            if spread:
+                raise _Blocked(spread)
             if outside is not None:
                 used = self._used_from_outside(outside, plan)
                 if used:
@@ -233,28 +247,31 @@ class Detect:
         parts = self._class_parts(cls)
         if parts is None:
             return
-        shape = self._object_classes.get(cls.name.value)  # a graph object a script runs (objects)
-        if shape is not None and shape.cls is cls:
-            if not self._object_block(cls, shape, parts):
-                del self._object_classes[cls.name.value]
-                self._handed_kept.add(cls.name.value)
-            return
-        init, stmts, others, self_name = parts
-        handed = self._handed_classes.get(cls.name.value)  # handed the script's session
-        if handed is not None and handed.cls is not cls:
-            handed = None
-        self._handed_param_now = handed
+        self._built_now = parts.built  # where its build function goes (convert._placement)
+        self._class_now = cls
         try:
-            finding = self._block(stmts, init, others, self_name, outside=cls, written=list(init.body.body))
+            shape = self._object_classes.get(cls.name.value)  # a graph object a script runs (objects)
+            if shape is not None and shape.cls is cls:
+                if not self._object_block(cls, shape, parts):
+                    del self._object_classes[cls.name.value]
+                    self._handed_kept.add(cls.name.value)
+                return
+            handed = self._handed_classes.get(cls.name.value)  # handed the script's session
+            if handed is not None and handed.cls is not cls:
+                handed = None
+            self._handed_param_now = handed
+            finding = self._block(parts.stmts, parts.init, parts.others, parts.self_name, outside=cls,
+                                  written=list(parts.init.body.body))
         finally:
             self._handed_param_now = None
+            self._built_now = []
         if handed is not None and (finding is None or not isinstance(_value(finding.node), cst.Name)):
             del self._handed_classes[cls.name.value]  # not converted: its script stays as it is
             self._handed_kept.add(cls.name.value)
 
-    def _class_parts(self, cls: cst.ClassDef):
-        """(``__init__``, its statements as read, the other methods, ``self``'s name), the
-        body of a build method ``__init__`` calls read in place of its call; else None."""
+    def _class_parts(self, cls: cst.ClassDef) -> Optional[ClassParts]:
+        """``__init__``, its statements as read (the bodies of the build methods it calls
+        read in place of their calls), the other methods, ``self``'s name; else None."""
         methods = [m for m in cls.body.body if isinstance(m, cst.FunctionDef)
                    and isinstance(m.body, cst.IndentedBlock) and m.params.params]
         init = next((m for m in methods if m.name.value == "__init__"), None)
@@ -265,13 +282,12 @@ class Detect:
         if any(m.params.params[0].name.value != self_name for m in others):
             others = [m for m in others if m.params.params[0].name.value == self_name]
         stmts = list(init.body.body)
-        built = self._build_method(init, others, self_name, cls)
-        if built is not None:  # `self._build_net()`: its graph is read as __init__'s (handed)
-            call, method = built
+        built = self._build_methods(init, others, self_name, cls)
+        for call, method in built:  # `self._build_net()`: its graph is read as __init__'s (handed)
             at = next(i for i, s in enumerate(stmts) if s is call)
             stmts[at:at + 1] = list(method.body.body)
             others = [m for m in others if m is not method]
-        return init, stmts, others, self_name
+        return ClassParts(init, stmts, others, self_name, built)
 
     def _used_from_outside(self, cls, plan: Plan) -> Optional[str]:
         """An attribute the conversion removes (the session, a graph value) read through
@@ -282,7 +298,9 @@ class Detect:
 
         class Find(cst.CSTVisitor):
             def visit_Attribute(self, node):
-                if node.attr.value in attrs and id(node) not in inside:
+                # (another class's `self.sess` is its own object's)
+                if node.attr.value in attrs and id(node) not in inside \
+                        and not (isinstance(node.value, cst.Name) and node.value.value == "self"):
                     found.append(node.attr.value)
 
         walk(self.ctx.module, Find())

@@ -69,12 +69,13 @@ class Handed:
 
     # -- the class: its build method is read as part of __init__ ---------------------------
     @staticmethod
-    def _build_method(init: cst.FunctionDef, others, self_name: str, cls: cst.ClassDef):
-        """``self._build_net()``, a statement of ``__init__``, calling a method of the class
-        that takes only ``self`` (and parameters with defaults: ``h_size=10``, which the
-        build function, defined in the method, still sees), returns nothing, is undecorated
-        and called nowhere else: (its call statement, the method), else None."""
+    def _build_methods(init: cst.FunctionDef, others, self_name: str, cls: cst.ClassDef):
+        """``self._build_net()``, statements of ``__init__`` calling methods of the class
+        that take only ``self`` (and parameters with defaults: ``h_size=10``, which the
+        build function, defined in the method, still sees), return nothing, are undecorated
+        and called nowhere else: [(the call statement, the method)], in ``__init__``'s order."""
         methods = {m.name.value: m for m in others}
+        found = []
         for stmt in init.body.body:
             call = _value(stmt)
             if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
@@ -89,9 +90,21 @@ class Handed:
                     or any(nodes_of(method.body, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))):
                 continue
             uses = [a for a in nodes_of(cls, cst.Attribute) if a.attr.value == method.name.value]
-            if len(uses) == 1:  # the call's own attribute
-                return stmt, method
-        return None
+            if len(uses) == 1 and all(m is not method for _, m in found):  # the call's own attribute
+                found.append((stmt, method))
+        return found
+
+    def _reused_scopes(self, module: cst.Module) -> Set[int]:
+        """The ids of what ``with tf.variable_scope(..., reuse=...):`` blocks hold: an object
+        made there shares (or may share) another's variables in TF1's one graph, which
+        separate programs cannot (PTB's validation model); such classes stay as they are."""
+        found: Set[int] = set()
+        for block in nodes_of(module, cst.With):
+            if any(self._call_name(item.item) == "tf.variable_scope" and any(
+                    a.keyword is not None and a.keyword.value == "reuse" for a in item.item.args)
+                   for item in block.items):
+                found |= _ids(block.body)
+        return found
 
     @staticmethod
     def _handed_session(init: cst.FunctionDef, stmts, methods, self_name: str) -> Optional[HandedClass]:
@@ -116,7 +129,7 @@ class Handed:
             if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
                 continue
             parts = self._class_parts(cls)
-            handed = parts and self._handed_session(parts[0], parts[1], parts[2], parts[3])
+            handed = parts and self._handed_session(parts.init, parts.stmts, parts.others, parts.self_name)
             if handed and cls.name.value not in found:
                 handed.name, handed.cls = cls.name.value, cls
                 found[cls.name.value] = handed
@@ -129,6 +142,7 @@ class Handed:
         bodies = [list(module.body), *(list(b.body) for b in nodes_of(module, cst.IndentedBlock))]
         names = [n for n in nodes_of(module, cst.Name) if n.value in found]
         calls = {id(c.func): c for c in nodes_of(module, cst.Call) if isinstance(c.func, cst.Name)}
+        reused = self._reused_scopes(module)
         while found:
             passed: Set[int] = set()
             for body in bodies:
@@ -137,6 +151,7 @@ class Handed:
                         script = self._handed_script(body, at, found)
                         passed |= {id(n) for n in script.passed} if script else set()
             left = set(found) - {n.value for n in names if id(n) in calls}  # made here, or not known
+            left |= {n.value for n in names if id(n) in reused and n.value in found}  # sharing variables
             for name in names:
                 handed = found.get(name.value)
                 if handed is None or name is handed.cls.name:
@@ -280,11 +295,18 @@ class Handed:
         anchor = stmts[session_at]
         rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
         shapes = self._handed_shapes
-        names = [h.name for call in _collect(*rest).calls
+        calls = [(call, h) for call in _collect(*rest).calls
                  if isinstance(call.func, cst.Name) and (h := shapes.get(call.func.value))
                  and _key(_handed_arg(call, h), None) == session] if shapes and session else []
+        names = [h.name for _, h in calls]
         if not names:
             return None
+        reused = self._reused_scopes(self.ctx.module)
+        shared = [h.name for call, h in calls if id(call) in reused]
+        if shared:
+            return (f"the session is handed to {', '.join(dict.fromkeys(shared))} objects made under "
+                    "tf.variable_scope(..., reuse=...): they share variables in TF1's one graph, which "
+                    "separate programs cannot")
         kept = [n for n in dict.fromkeys(names) if n in self._handed_kept]
         if kept:
             return (f"the session is handed to {', '.join(kept)} objects, which stay in graph mode "

@@ -44,6 +44,8 @@ class ObjectScript:
     removed: List[cst.SimpleStatementLine]      # init runs, close() (ScriptSession's)
     obj_call: cst.Name                          # the class name of its construction
     runs: List[cst.Call] = field(default_factory=list)   # sess.run(<the object's attributes>)
+    feeds: Dict[str, cst.Dict] = field(default_factory=dict)  # feed dicts bound to a name, by it
+    saves: list = field(default_factory=list)   # (saver.save/restore call, kind, options, step attr)
     evaluated: List[cst.Call] = field(default_factory=list)  # TensorFlow on numpy
 
 
@@ -56,7 +58,7 @@ class Objects:
         parts = self._class_parts(cls)
         if parts is None:
             return None
-        init, stmts, others, self_name = parts
+        stmts, others, self_name = parts.stmts, parts.others, parts.self_name
         if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval")
                for c in _collect(cls).calls):
             return None  # it runs something itself: a session of its own, or handed one
@@ -102,7 +104,7 @@ class Objects:
                     script = self._object_script(body, at, found)
                     if script is not None:
                         scripts.append(script)
-        made = {id(s.obj_call) for s in scripts}
+        made = {id(s.obj_call) for s in scripts} - self._reused_scopes(module)
         for name in names:  # every mention is a class name or one script's construction
             shape = found.get(name.value)
             if shape is not None and name is not shape.cls.name and id(name) not in made:
@@ -113,13 +115,16 @@ class Objects:
     def _object_block(self, cls: cst.ClassDef, shape: ObjectClass, parts) -> bool:
         """Convert the class: its graph code into a build function returning every graph
         attribute, ``self.program`` made where the graph was complete. False if blocked."""
-        init, stmts, others, self_name = parts
+        init, stmts, others, self_name = parts.init, parts.stmts, parts.others, parts.self_name
         plan = Plan(session="", self_name=self_name, methods=others, anchorless=True)
         blockers: List[str] = []
         try:
             self._read_graph(stmts, len(stmts), plan, blockers)
         except _Blocked as why:
             blockers.append(str(why))
+        spread = None if blockers else self._placement_blocker(stmts, plan)
+        if spread:
+            blockers.append(spread)
         if blockers:
             self._blocked.append((stmts[0], "; ".join(dict.fromkeys(blockers)), list(init.body.body)))
             return False
@@ -150,28 +155,73 @@ class Objects:
         made_stmt, call = objects[0]
         obj, shape = _assigned_key(made_stmt), classes[call.func.value]
         script = ObjectScript(read.anchor, obj, call.func.value, removed=read.removed, obj_call=call.func)
+        feeds = _named_feeds(rest, obj, shape)
         for run in _collect(*rest).calls:
             if id(run) in handled or not (isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
                                           and _key(run.func.value, None) == session and run.args):
                 continue
-            if self._object_run(run, obj, shape):
+            if self._object_run(run, obj, shape, feeds):
                 script.runs.append(run)
                 handled |= _ids(run)
+                feed = run.args[1].value if len(run.args) > 1 else None
+                if isinstance(feed, cst.Name):  # `feed_dict=feed`: its literal's keys become names
+                    target, literal = feeds[feed.value]
+                    script.feeds[feed.value] = literal
+                    handled |= _ids(literal) | {id(target)}
             elif len(run.args) == 1 and run.args[0].keyword is None \
                     and self._eager_fetch(run.args[0].value, rest, {script.name: None}):
                 script.evaluated.append(run)
                 handled.add(id(run.func.value))
+        if not self._object_saves(script, read, obj, shape):
+            return None
         found = _collect(*block)
         if found.binds & {session} or any(k in (session, obj) and id(n) not in handled and n is not
                                           made_stmt.body[0].targets[0].target for n, k in found.reads):
             return None
+        if any(n.value in script.feeds and id(n) not in handled for b in block for n in nodes_of(b, cst.Name)):
+            return None  # a feed dict read otherwise too
         self._unused_inits(read)
         return script
 
+    def _object_saves(self, script: ObjectScript, read, obj: str, shape: ObjectClass) -> bool:
+        """``saver = tf.train.Saver()`` (``max_to_keep=`` at most) made in the script, whose
+        every use is ``saver.save(sess, path[, global_step=...])`` or ``saver.restore(sess,
+        path)``: the object's program saves and restores (TF1's names, so the script's old
+        checkpoints load); ``global_step=obj.global_step`` is its value, as TF1 read it.
+        False when a Saver of the script is used otherwise."""
+        savers = {}
+        for stmt in read.block:
+            key, value = _assigned_key(stmt), _value(stmt)
+            if key and self._call_name(value) == "tf.train.Saver" \
+                    and all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in value.args):
+                savers[key] = (stmt, [code(a) for a in value.args])
+        calls = []
+        for call in _collect(*read.rest).calls:
+            func = call.func
+            if not (isinstance(func, cst.Attribute) and func.attr.value in ("save", "restore")
+                    and _key(func.value, None) in savers and call.args and call.args[0].keyword is None
+                    and _key(call.args[0].value, None) == read.key):
+                continue
+            step = next((a.value for a in call.args[1:] if func.attr.value == "save"
+                         and a.keyword is not None and a.keyword.value == "global_step"), None)
+            attr = step.attr.value if isinstance(step, cst.Attribute) and isinstance(step.value, cst.Name) \
+                and step.value.value == obj and step.attr.value in shape.attrs else None
+            calls.append((call, func.attr.value, savers[func.value.value][1], attr))
+            read.handled |= {id(func.value), id(call.args[0].value)} | (_ids(step) if attr else set())
+        found = _collect(*read.block)
+        for key, (stmt, _) in savers.items():
+            own = _ids(stmt)
+            if not all(id(n) in read.handled or id(n) in own for n, k in found.reads if k == key):
+                return False  # a Saver used otherwise: TF2 has no graph for it to save
+            script.removed.append(stmt)
+        script.saves = calls
+        return True
+
     @staticmethod
-    def _object_run(run: cst.Call, obj: str, shape: ObjectClass) -> bool:
+    def _object_run(run: cst.Call, obj: str, shape: ObjectClass, named=None) -> bool:
         """``sess.run(<obj's graph attributes, or a list/tuple/dict of them>[, feed_dict={
-        obj.<placeholder>: value}])``."""
+        obj.<placeholder>: value}])``, the feed a dict literal or a name bound to one
+        (``named``)."""
         def attribute(node, names) -> bool:
             return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) \
                 and node.value.value == obj and node.attr.value in names
@@ -189,7 +239,11 @@ class Objects:
             return False
         if feeds:
             feed = feeds[0]
-            if feed.keyword is not None and feed.keyword.value != "feed_dict" or not isinstance(feed.value, cst.Dict):
+            if feed.keyword is not None and feed.keyword.value != "feed_dict":
+                return False
+            if isinstance(feed.value, cst.Name) and feed.value.value in (named or {}):
+                return True  # its keys were checked where it is bound
+            if not isinstance(feed.value, cst.Dict):
                 return False
             if not all(isinstance(e, cst.DictElement) and attribute(e.key, shape.placeholders)
                        for e in feed.value.elements):
@@ -231,6 +285,11 @@ class Objects:
         target = f"{script.obj}.{program}"
         for run in script.runs:
             finding.replace(run, lambda updated, target=target: _object_run_call(updated, target))
+        for literal in script.feeds.values():  # {obj.x: a} -> {"x": a}, run as **feed
+            finding.replace(literal, lambda updated: updated.with_changes(elements=[
+                e.with_changes(key=cst.SimpleString(f'"{e.key.attr.value}"')) for e in updated.elements]))
+        for call, kind, options, step in script.saves:
+            finding.replace(call, self._save_replacement(target, kind, options, step))
         for run in script.evaluated:  # TensorFlow on numpy: its eager value, as numpy
             finding.replace(run, _as_evaluated)
         self._script_gone(finding, anchor, script.removed, stmts, [r.func for r in script.runs])
@@ -248,6 +307,32 @@ def _names(node) -> cst.BaseExpression:
 def _object_run_call(run: cst.Call, target: str) -> cst.Call:
     """``sess.run(fetch, feed_dict={obj.x: a})`` -> ``obj.program.run(names, x=a)``."""
     args = [code(_names(run.args[0].value))]
-    if len(run.args) > 1:
-        args += [f"{e.key.attr.value}={code(e.value)}" for e in run.args[1].value.elements]
+    feed = run.args[1].value if len(run.args) > 1 else None
+    if isinstance(feed, cst.Name):
+        args.append(f"**{feed.value}")
+    elif feed is not None:
+        args += [f"{e.key.attr.value}={code(e.value)}" for e in feed.elements]
     return cst.parse_expression(f"{target}.run({', '.join(args)})")
+
+
+def _named_feeds(rest, obj: str, shape: ObjectClass) -> Dict[str, tuple]:
+    """``feed = {obj.x: a, obj.y: b}``, the name bound once in the script: (the bound Name,
+    the literal)."""
+    bound: Dict[str, list] = {}
+    for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
+        for small in stmt.body:
+            if isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                targets = small.targets if isinstance(small, cst.Assign) else [small]
+                for target in targets:
+                    for name in nodes_of(target.target, cst.Name):
+                        value = small.value if isinstance(small, cst.Assign) and target.target is name else None
+                        bound.setdefault(name.value, []).append((name, value))
+    found = {}
+    for key, binds in bound.items():
+        name, value = binds[0]
+        if len(binds) == 1 and isinstance(value, cst.Dict) and value.elements and all(
+                isinstance(e, cst.DictElement) and isinstance(e.key, cst.Attribute)
+                and isinstance(e.key.value, cst.Name) and e.key.value.value == obj
+                and e.key.attr.value in shape.placeholders for e in value.elements):
+            found[key] = (name, value)
+    return found

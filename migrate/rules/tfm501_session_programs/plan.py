@@ -220,9 +220,9 @@ class Planner:
                 if plan.monitored and self._makes_hooks(found):
                     continue  # `hooks = [tf.train.NanTensorHook(loss), ...]`: the session's, not graph
                 if (self_name or plan.session_first) and i > session_at and any(
-                        isinstance(c.func, cst.Attribute) and _key(c.func.value, self_name) == session
-                        for c in found.calls):
-                    continue  # a run in __init__ or amid the graph (an initializer): with the other uses
+                        k == session for _, k in found.reads):
+                    continue  # a run in __init__ or amid the graph (an initializer), `FileWriter(d,
+                    # self.sess.graph)`: uses of the session, read with the others
                 if self._uses_tf(stmt) or any(k in plan.graph_keys for _, k in found.reads):
                     if not isinstance(stmt, (cst.SimpleStatementLine, cst.For, cst.With, cst.If)):
                         raise _Blocked(f"graph code in a {type(stmt).__name__} statement")
@@ -396,11 +396,11 @@ class Planner:
             plan.hook_reads = self._hook_reads(stmts[session_at], rest, plan)
         plan.hook_reads += plan.supervisor_reads
         passed |= {id(n) for n, _ in plan.hook_reads} | plan.supervisor_handled
-        if not self_name:  # `tf.summary.FileWriter(logdir, sess.graph)`: the program's graph
-            plan.session_graphs = [a for stmt in rest for a in nodes_of(stmt, cst.Attribute)
-                                   if a.attr.value == "graph" and type(a.value) is cst.Name
-                                   and a.value.value == session]
-            passed |= {id(a.value) for a in plan.session_graphs}
+        # `tf.summary.FileWriter(logdir, sess.graph)` (or `self.sess.graph`): the program's graph
+        plan.session_graphs = [a for stmt in rest for a in nodes_of(stmt, cst.Attribute)
+                               if a.attr.value == "graph" and _key(a.value, self_name) == session]
+        passed |= {id(a.value) for a in plan.session_graphs} | {
+            id(n) for a in plan.session_graphs for n, _ in _collect(a.value, self_name=self_name).reads}
         for stmt in rest:
             scope_session = session
             if stmt is stmts[session_at]:
