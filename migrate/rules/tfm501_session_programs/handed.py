@@ -17,6 +17,7 @@ both stay as they were: a class whose objects another module makes, with a sessi
 its own, is left to run there in graph mode)."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
@@ -75,7 +76,7 @@ class Handed:
         build function, defined in the method, still sees), return nothing, are undecorated
         and called nowhere else: [(the call statement, the method)], in ``__init__``'s order."""
         methods = {m.name.value: m for m in others}
-        found = []
+        found, uses = [], None
         for stmt in init.body.body:
             call = _value(stmt)
             if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
@@ -89,8 +90,9 @@ class Handed:
                     or method.params.star_kwarg is not None \
                     or any(nodes_of(method.body, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))):
                 continue
-            uses = [a for a in nodes_of(cls, cst.Attribute) if a.attr.value == method.name.value]
-            if len(uses) == 1 and all(m is not method for _, m in found):  # the call's own attribute
+            if uses is None:  # how often each attribute name is read in the class, counted once
+                uses = Counter(a.attr.value for a in nodes_of(cls, cst.Attribute))
+            if uses[method.name.value] == 1 and all(m is not method for _, m in found):  # the call's own
                 found.append((stmt, method))
         return found
 
@@ -110,9 +112,11 @@ class Handed:
     def _handed_session(init: cst.FunctionDef, stmts, methods, self_name: str) -> Optional[HandedClass]:
         """``self.sess = sess``, ``sess`` a parameter of ``__init__`` (not keyword-only),
         and ``self.sess.run(...)`` in a method: the session the object is handed."""
+        params = [p.name.value for p in init.params.params[1:]]
+        if not any(isinstance(_value(s), cst.Name) and _value(s).value in params for s in stmts):
+            return None  # no parameter kept on the object: none is its session
         runs = {_key(c.func.value, self_name) for c in _collect(*methods, self_name=self_name).calls
                 if isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"}
-        params = [p.name.value for p in init.params.params[1:]]
         for stmt in stmts:
             key, value = _assigned_key(stmt, self_name), _value(stmt)
             if key is not None and key in runs and key.startswith("self.") and isinstance(value, cst.Name) \
@@ -125,6 +129,8 @@ class Handed:
         script that uses it for nothing else (see ``_handed_script``), to a fixed point: a
         class left out leaves out the scripts handing to it, and theirs."""
         found: Dict[str, HandedClass] = {}
+        if "Session(" not in self.ctx.source or ".run(" not in self.ctx.source:
+            return found  # no session to hand, or no object running one
         for cls in module.body:
             if not isinstance(cls, cst.ClassDef) or not isinstance(cls.body, cst.IndentedBlock):
                 continue

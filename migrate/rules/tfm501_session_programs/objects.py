@@ -59,9 +59,6 @@ class Objects:
         if parts is None:
             return None
         stmts, others, self_name = parts.stmts, parts.others, parts.self_name
-        if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval")
-               for c in _collect(cls).calls):
-            return None  # it runs something itself: a session of its own, or handed one
         placeholders: Set[str] = set()
         attrs: List[str] = []
         for stmt in stmts:
@@ -73,8 +70,9 @@ class Objects:
                     placeholders.add(key[5:])
                 elif key[5:] not in attrs:
                     attrs.append(key[5:])
-        if not placeholders:
-            return None
+        if not placeholders or any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("run", "eval")
+                                   for c in _collect(cls).calls):
+            return None  # no placeholder attribute; or it runs something itself (a session of its own)
         graph = placeholders | set(attrs)
         for method in others:  # a method reading a graph attribute would read a traced value
             if any(k.startswith("self.") and k[5:] in graph
@@ -86,6 +84,9 @@ class Objects:
         """The module's classes of that form whose every construction is a script's one
         model, that script running nothing else (see ``_object_script``)."""
         found: Dict[str, Optional[ObjectClass]] = {}
+        self._object_shapes = {}
+        if "Session(" not in self.ctx.source or "placeholder" not in self.ctx.source:
+            return {}  # no session to run an object, or no object with placeholders
         for cls in module.body:
             if isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock):
                 shape = self._object_shape(cls)
@@ -253,6 +254,8 @@ class Objects:
     def _object_blocker(self, stmts, session_at) -> Optional[str]:
         """Why a script whose session runs objects of a class of that form was not converted
         with them, else None."""
+        if not self._object_shapes:
+            return None
         anchor = stmts[session_at]
         block = [*stmts[:session_at], *(anchor.body.body if isinstance(anchor, cst.With) else ()),
                  *stmts[session_at + 1:]]
