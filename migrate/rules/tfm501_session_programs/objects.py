@@ -6,13 +6,15 @@ them in its session: ``sess.run([model.loss, model.train_op], feed_dict={model.x
 The class converts as a class owning its session does (its own ``shims.GraphProgram``,
 ``self.program``, made where its graph was built, returning every attribute the graph
 binds), and the script's runs become the object's: ``model.program.run(["loss",
-"train_op"], x=x)``. The session, its initializer runs and ``close()`` go.
+"train_op"], x=x)``; a feed dict bound to a name is run as ``**feed``, the script's Saver
+saves and restores the object's program. The session, its initializer runs and
+``close()`` go.
 
 Converted only when each construction of the class is a script's one model (``model =
 Model(...)`` in the block of a session that runs nothing but that object's attributes,
-fed its placeholders, besides initializers, ``close()`` and TensorFlow on numpy), no
-method of the class reads a graph attribute, and nothing else reads the object; else the
-class and the script stay as they were."""
+fed its placeholders, besides a Saver's save and restore, initializers, ``close()`` and
+TensorFlow on numpy), no method of the class reads a graph attribute, and nothing else
+reads the object; else the class and the script stay as they were."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -268,9 +270,9 @@ class Objects:
             return f"the session runs {', '.join(kept)} objects, which stay in graph mode (see the finding in the class)"
         return (f"the session runs the graph of {', '.join(dict.fromkeys(names))} objects the script makes, "
                 "and converts with them only as one object (`model = Model(...)`) whose attributes its runs "
-                "fetch, fed by a dict literal of its placeholders, the object used for nothing else (also not "
-                "by a function or another module), and the session only for that, initializers, close() and "
-                "TensorFlow on numpy")
+                "fetch, fed by a dict literal of its placeholders (or a name bound once to one), the object "
+                "used for nothing else (also not by a function or another module), and the session only for "
+                "that, a Saver's save and restore, initializers, close() and TensorFlow on numpy")
 
     def _apply_object_script(self, script: ObjectScript, stmts) -> None:
         program = self._object_classes[script.name].program
