@@ -134,15 +134,19 @@ class Converter:
             homes[id(owner[1]) if owner else "init"] = owner
         return homes
 
+    def _spread(self, stmts, plan: Plan) -> Optional[dict]:
+        """The build methods holding graph code (see ``_homes``), when the graph spans more
+        than one function (``__init__`` and build methods); else None."""
+        homes = self._homes(stmts, plan)
+        methods = {k: v for k, v in homes.items() if v is not None}
+        return methods if len(methods) + ("init" in homes) > 1 else None
+
     def _placement_blocker(self, stmts, plan: Plan) -> Optional[str]:
         """Graph code spread over ``__init__`` and build methods is made into one build
         function in ``__init__`` (``_placement``): each such method must hold graph code
         alone, reading none of its own parameters (``h_size=10``), since it goes."""
-        homes = {k: v for k, v in self._homes(stmts, plan).items() if v is not None}
-        if len(homes) + ("init" in self._homes(stmts, plan)) <= 1:
-            return None
         graph = {id(stmts[i]) for i in plan.graph}
-        for _, method in homes.values():
+        for _, method in (self._spread(stmts, plan) or {}).values():
             if any(id(s) not in graph for s in method.body.body):
                 return (f"graph code in __init__ and in build methods, beside other code in "
                         f"{method.name.value}()")
@@ -155,11 +159,11 @@ class Converter:
         """(the build-method call in ``__init__`` the build function replaces, the other
         calls, the names of the build methods that go), when the graph spans several
         functions; else None (it goes after the last graph statement)."""
-        homes = {k: v for k, v in self._homes(stmts, plan).items() if v is not None}
-        if len(homes) + ("init" in self._homes(stmts, plan)) <= 1:
+        spread = self._spread(stmts, plan)
+        if spread is None:
             return None
-        calls = [call for call, method in self._built_now if id(method) in homes]  # __init__'s order
-        return calls[-1], calls[:-1], {method.name.value for _, method in homes.values()}
+        calls = [call for call, method in self._built_now if id(method) in spread]  # __init__'s order
+        return calls[-1], calls[:-1], {method.name.value for _, method in spread.values()}
 
     def _to_workers(self, finding, stmts, workers: WorkerProgram) -> None:
         """A synchronous cluster program's server is ``shims.cluster.MultiWorker``, its
