@@ -150,6 +150,7 @@ print(program.run("loss", x=data))
         try:
             # classes handed their script's session, converted with it (handed)
             self._handed_shapes: dict = {}
+            self._reused = None  # ids under `with tf.variable_scope(..., reuse=...)` (handed)
             self._handed_kept: Set[str] = set()  # such classes whose conversion was blocked
             self._object_shapes: dict = {}
             self._handed_classes = self._handed_candidates(node)

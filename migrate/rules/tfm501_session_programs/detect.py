@@ -1,13 +1,15 @@
 """Stage 1, detect: where a Session program lives (a module, a function, a class owning
-its session or graph, the blocks inside them) and which statement makes its session."""
+its session or graph, the blocks inside them, a class's build methods read into its
+``__init__``) and which statement makes its session."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
 
-from migrate.codemod.cstutil import walk
+from migrate.codemod.cstutil import nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS
 
 from .plan import Plan
@@ -288,6 +290,33 @@ class Detect:
             stmts[at:at + 1] = list(method.body.body)
             others = [m for m in others if m is not method]
         return ClassParts(init, stmts, others, self_name, built)
+
+    @staticmethod
+    def _build_methods(init: cst.FunctionDef, others, self_name: str, cls: cst.ClassDef):
+        """``self._build_net()``, statements of ``__init__`` calling methods of the class
+        that take only ``self`` (and parameters with defaults: ``h_size=10``, which the
+        build function, defined in the method, still sees), return nothing, are undecorated
+        and called nowhere else: [(the call statement, the method)], in ``__init__``'s order."""
+        methods = {m.name.value: m for m in others}
+        found, uses = [], None
+        for stmt in init.body.body:
+            call = _value(stmt)
+            if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
+                    and isinstance(call, cst.Call) and not call.args
+                    and isinstance(call.func, cst.Attribute) and _key(call.func, self_name)):
+                continue
+            method = methods.get(call.func.attr.value)
+            if method is None or method.decorators \
+                    or any(p.default is None for p in method.params.params[1:]) \
+                    or not isinstance(method.params.star_arg, cst.MaybeSentinel) or method.params.kwonly_params \
+                    or method.params.star_kwarg is not None \
+                    or any(nodes_of(method.body, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))):
+                continue
+            if uses is None:  # how often each attribute name is read in the class, counted once
+                uses = Counter(a.attr.value for a in nodes_of(cls, cst.Attribute))
+            if uses[method.name.value] == 1 and all(m is not method for _, m in found):  # the call's own
+                found.append((stmt, method))
+        return found
 
     def _used_from_outside(self, cls, plan: Plan) -> Optional[str]:
         """An attribute the conversion removes (the session, a graph value) read through

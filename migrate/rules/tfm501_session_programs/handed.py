@@ -17,7 +17,6 @@ both stay as they were: a class whose objects another module makes, with a sessi
 its own, is left to run there in graph mode)."""
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set
 
@@ -68,44 +67,20 @@ class HandedScript:
 class Handed:
     """Reads the two halves of the form (``self`` is the SessionPrograms rule)."""
 
-    # -- the class: its build method is read as part of __init__ ---------------------------
-    @staticmethod
-    def _build_methods(init: cst.FunctionDef, others, self_name: str, cls: cst.ClassDef):
-        """``self._build_net()``, statements of ``__init__`` calling methods of the class
-        that take only ``self`` (and parameters with defaults: ``h_size=10``, which the
-        build function, defined in the method, still sees), return nothing, are undecorated
-        and called nowhere else: [(the call statement, the method)], in ``__init__``'s order."""
-        methods = {m.name.value: m for m in others}
-        found, uses = [], None
-        for stmt in init.body.body:
-            call = _value(stmt)
-            if not (isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr)
-                    and isinstance(call, cst.Call) and not call.args
-                    and isinstance(call.func, cst.Attribute) and _key(call.func, self_name)):
-                continue
-            method = methods.get(call.func.attr.value)
-            if method is None or method.decorators \
-                    or any(p.default is None for p in method.params.params[1:]) \
-                    or not isinstance(method.params.star_arg, cst.MaybeSentinel) or method.params.kwonly_params \
-                    or method.params.star_kwarg is not None \
-                    or any(nodes_of(method.body, (cst.Return, cst.Yield, cst.Global, cst.Nonlocal))):
-                continue
-            if uses is None:  # how often each attribute name is read in the class, counted once
-                uses = Counter(a.attr.value for a in nodes_of(cls, cst.Attribute))
-            if uses[method.name.value] == 1 and all(m is not method for _, m in found):  # the call's own
-                found.append((stmt, method))
-        return found
-
+    # -- the class --------------------------------------------------------------------------
     def _reused_scopes(self, module: cst.Module) -> Set[int]:
         """The ids of what ``with tf.variable_scope(..., reuse=...):`` blocks hold: an object
         made there shares (or may share) another's variables in TF1's one graph, which
         separate programs cannot (PTB's validation model); such classes stay as they are."""
+        if self._reused is not None:  # read once per file
+            return self._reused
         found: Set[int] = set()
         for block in nodes_of(module, cst.With):
             if any(self._call_name(item.item) == "tf.variable_scope" and any(
                     a.keyword is not None and a.keyword.value == "reuse" for a in item.item.args)
                    for item in block.items):
                 found |= _ids(block.body)
+        self._reused = found
         return found
 
     @staticmethod
@@ -188,7 +163,7 @@ class Handed:
             if id(call) not in removed and isinstance(call.func, cst.Attribute) \
                     and call.func.attr.value == "run" and _key(call.func.value, None) == session \
                     and len(call.args) == 1 and call.args[0].keyword is None \
-                    and self._eager_fetch(call.args[0].value, rest, classes):
+                    and self._eager_fetch(call.args[0].value, rest):
                 script.evaluated.append(call)
                 handled.add(id(call.func.value))
         for call in _collect(*rest).calls:
@@ -262,7 +237,7 @@ class Handed:
         for stmt in stmts:
             self._programs |= _ids(stmt)
 
-    def _eager_fetch(self, fetch, rest, classes) -> bool:
+    def _eager_fetch(self, fetch, rest) -> bool:
         """``sess.run(ensemble_accuracy)``, where ``ensemble_accuracy = tf.reduce_mean(...)``
         of ``tf.equal(tf.argmax(predictions, 1), ...)`` and ``predictions`` numpy the
         objects' methods returned: the script builds no graph of its own (the objects' graph

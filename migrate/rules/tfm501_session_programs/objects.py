@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from .plan import Plan
-from .syntax import PLACEHOLDERS, _as_evaluated, _assigned_key, _Blocked, _collect, _ids, _key, _value
+from .syntax import PLACEHOLDERS, _as_evaluated, _program_saver, _assigned_key, _Blocked, _collect, _ids, _key, _value
 
 
 @dataclass
@@ -158,7 +158,7 @@ class Objects:
         made_stmt, call = objects[0]
         obj, shape = _assigned_key(made_stmt), classes[call.func.value]
         script = ObjectScript(read.anchor, obj, call.func.value, removed=read.removed, obj_call=call.func)
-        feeds = _named_feeds(rest, obj, shape)
+        feeds = _object_feeds(rest, obj, shape)
         for run in _collect(*rest).calls:
             if id(run) in handled or not (isinstance(run.func, cst.Attribute) and run.func.attr.value == "run"
                                           and _key(run.func.value, None) == session and run.args):
@@ -172,7 +172,7 @@ class Objects:
                     script.feeds[feed.value] = literal
                     handled |= _ids(literal) | {id(target)}
             elif len(run.args) == 1 and run.args[0].keyword is None \
-                    and self._eager_fetch(run.args[0].value, rest, {script.name: None}):
+                    and self._eager_fetch(run.args[0].value, rest):
                 script.evaluated.append(run)
                 handled.add(id(run.func.value))
         if not self._object_saves(script, read, obj, shape):
@@ -195,8 +195,7 @@ class Objects:
         savers = {}
         for stmt in read.block:
             key, value = _assigned_key(stmt), _value(stmt)
-            if key and self._call_name(value) == "tf.train.Saver" \
-                    and all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in value.args):
+            if key and self._call_name(value) == "tf.train.Saver" and _program_saver(value):
                 savers[key] = (stmt, [code(a) for a in value.args])
         calls = []
         for call in _collect(*read.rest).calls:
@@ -274,6 +273,17 @@ class Objects:
                 "used for nothing else (also not by a function or another module), and the session only for "
                 "that, a Saver's save and restore, initializers, close() and TensorFlow on numpy")
 
+    def _object_run_call(self, run: cst.Call, target: str, obj: str) -> cst.Call:
+        """``sess.run(fetch, feed_dict={obj.x: a})`` -> ``obj.program.run(names, x=a)``
+        (``feed_dict=feed``: ``**feed``)."""
+        args = [self._names_as_strings(run.args[0].value, obj)]
+        feed = run.args[1].value if len(run.args) > 1 else None
+        if isinstance(feed, cst.Name):
+            args.append(f"**{feed.value}")
+        elif feed is not None:
+            args += [f"{e.key.attr.value}={code(e.value)}" for e in feed.elements]
+        return cst.parse_expression(f"{target}.run({', '.join(args)})")
+
     def _apply_object_script(self, script: ObjectScript, stmts) -> None:
         program = self._object_classes[script.name].program
         finding = self.report(script.session, f"the Session running {script.obj} ({script.name}) "
@@ -289,10 +299,9 @@ class Objects:
             finding.remove(anchor)
         target = f"{script.obj}.{program}"
         for run in script.runs:
-            finding.replace(run, lambda updated, target=target: _object_run_call(updated, target))
+            finding.replace(run, lambda updated, target=target: self._object_run_call(updated, target, script.obj))
         for literal in script.feeds.values():  # {obj.x: a} -> {"x": a}, run as **feed
-            finding.replace(literal, lambda updated: updated.with_changes(elements=[
-                e.with_changes(key=cst.SimpleString(f'"{e.key.attr.value}"')) for e in updated.elements]))
+            finding.replace(literal, self._feed_replacement(script.obj))
         for call, kind, options, step in script.saves:
             finding.replace(call, self._save_replacement(target, kind, options, step))
         for run in script.evaluated:  # TensorFlow on numpy: its eager value, as numpy
@@ -300,27 +309,7 @@ class Objects:
         self._script_gone(finding, anchor, script.removed, stmts, [r.func for r in script.runs])
 
 
-def _names(node) -> cst.BaseExpression:
-    """A fetch of the object's attributes as the names its program returns."""
-    if isinstance(node, cst.Attribute):
-        return cst.SimpleString(f'"{node.attr.value}"')
-    if isinstance(node, cst.Dict):
-        return node.with_changes(elements=[e.with_changes(value=_names(e.value)) for e in node.elements])
-    return node.with_changes(elements=[e.with_changes(value=_names(e.value)) for e in node.elements])
-
-
-def _object_run_call(run: cst.Call, target: str) -> cst.Call:
-    """``sess.run(fetch, feed_dict={obj.x: a})`` -> ``obj.program.run(names, x=a)``."""
-    args = [code(_names(run.args[0].value))]
-    feed = run.args[1].value if len(run.args) > 1 else None
-    if isinstance(feed, cst.Name):
-        args.append(f"**{feed.value}")
-    elif feed is not None:
-        args += [f"{e.key.attr.value}={code(e.value)}" for e in feed.elements]
-    return cst.parse_expression(f"{target}.run({', '.join(args)})")
-
-
-def _named_feeds(rest, obj: str, shape: ObjectClass) -> Dict[str, tuple]:
+def _object_feeds(rest, obj: str, shape: ObjectClass) -> Dict[str, tuple]:
     """``feed = {obj.x: a, obj.y: b}``, the name bound once in the script: (the bound Name,
     the literal)."""
     bound: Dict[str, list] = {}

@@ -14,7 +14,7 @@ from migrate.codemod.shared import GRAPH_SWITCHES
 from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
-                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _shadowed, _value)
+                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _shadowed, _value)
 from .workers import WorkerProgram
 
 
@@ -358,7 +358,7 @@ class Planner:
                 plan.inits.add(key)
                 found.append(stmt)
             elif self._call_name(value) == "tf.train.Saver" and key not in plan.graph_keys \
-                    and all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in value.args):
+                    and _program_saver(value):
                 _saver(plan, key, value)
                 found.append(stmt)
         return found
@@ -1021,7 +1021,7 @@ def _saver(plan: Plan, key: str, call: cst.Call) -> None:
     ``max_to_keep`` only; a Saver over some variables (a scaffold's ``init_fn`` restoring a
     backbone) is graph code, whose ``restore`` runs eagerly on the program's variables (its
     saves and restores at the program level are graph values used outside a run)."""
-    if any(a.keyword is None or a.keyword.value != "max_to_keep" for a in call.args):
+    if not _program_saver(call):
         plan.graph_keys.add(key)
         plan.graph_savers.add(key)
         return

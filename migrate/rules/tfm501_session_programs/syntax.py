@@ -337,3 +337,9 @@ def _as_evaluated(updated: cst.Call) -> cst.Call:
     TensorFlow on Python values, computed eagerly where it stands, as numpy."""
     return updated.with_changes(func=cst.parse_expression("shims.evaluated"),
                                 args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+
+
+def _program_saver(call: cst.Call) -> bool:
+    """``tf.train.Saver()`` with ``max_to_keep=`` at most: a Saver of every variable, whose
+    saves and restores the program's own take (given its ``max_to_keep``)."""
+    return all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in call.args)
