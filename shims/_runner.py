@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import weakref
 from typing import Callable, Optional
 
 import tensorflow as tf
@@ -27,6 +28,8 @@ def _snake(name: str) -> str:
 
 # modules whose variables are not the user's raw tf.Variable calls: they keep their own
 # stores (get_variable's, a Keras layer's weights) and are passed through
+# graph -> {variable scope/layer name: Keras layer}: get_or_create_layer in TF1 graph mode
+_GRAPH_LAYERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LIBRARIES = ("tensorflow", "tf_keras", "keras", "tf_slim", "shims", "tensorflow_probability")
 
 
@@ -153,12 +156,22 @@ def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
     ``dense`` when the TF1 call passed ``reuse=True``), exactly as
     ``tf.layers`` named them, so TF1 checkpoints still line up.
 
-    Outside a shim scope in TF1 graph mode this simply returns ``factory()``.
+    Outside a shim scope, in TF1 graph mode (a library module another module's graph-mode
+    program calls), the layer is kept per graph by the same key: a scope reopened with
+    ``reuse=True`` (the GAN discriminator called on real, then on generated images) gets
+    the layer, and so the weights, TF1's ``tf.layers`` reused there.
     """
     store = vs._get_default_variable_store()
     if not hasattr(store, "get_or_create_layer"):  # TF's own graph store: no shim scope
         if not tf.compat.v1.executing_eagerly_outside_functions():
-            return factory()
+            if name is None and not reuse:  # a new auto-named layer each call, as in TF1
+                return factory()
+            scope = tf.compat.v1.get_variable_scope().name
+            key = "/".join(p for p in (scope, name or default_name) if p)
+            layers = _GRAPH_LAYERS.setdefault(ops.get_default_graph(), {})
+            if key not in layers:
+                layers[key] = factory()
+            return layers[key]
         raise ValueError(
             "shims.get_or_create_layer() was called outside a shim scope: run this code "
             "through shims.legacy_layer(fn) (or a method decorated with "

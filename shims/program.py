@@ -274,6 +274,18 @@ class SharedGraph:
         """Every program's variables, in the order TF1's graph made them."""
         return tuple(v for program in self._programs for v in program.variables)
 
+    @property
+    def graph(self) -> tf.Graph:
+        """One ``tf.Graph`` holding every program's step graph built so far, as the TF1
+        script's ``sess.graph`` held every object's ops when it handed it to a
+        ``FileWriter`` for TensorBoard's graph view (a name two programs both use gets
+        TF1's ``_1`` suffix in the second)."""
+        graph = tf.Graph()
+        with graph.as_default():
+            for program in self._programs:
+                tf.graph_util.import_graph_def(program.graph.as_graph_def(), name="")
+        return graph
+
     def __repr__(self) -> str:
         return f"<shims.SharedGraph of {len(self._programs)} program(s)>"
 
@@ -620,6 +632,7 @@ class GraphProgram(tf.Module):
             else:
                 args[key] = tf.nest.map_structure(
                     lambda leaf: tf.compat.v1.placeholder(leaf.dtype, leaf.shape, name=_op_name(key)), spec)
+        self._names_before_this(graph)
         scopes = ops.get_collection_ref(vs._VARSCOPESTORE_KEY)
         saved_scopes = list(scopes)
         scopes[:] = [vs._VariableScopeStore()]  # fresh TF1 name counters per trace
@@ -767,6 +780,22 @@ class GraphProgram(tf.Module):
         shared._programs.append(self)
         self._ensure_built()
         return self
+
+    def _names_before_this(self, graph) -> None:
+        """A program of a shared graph (see in_graph) is traced in a step graph of its own;
+        TF1 built it into one graph after the programs made before it, so its name scopes
+        were numbered after theirs (a second ``variable_scope('train')`` opened the name
+        scope ``train_1``, where an Adam's ``tf.Variable`` beta powers live): the step graph
+        starts from the names those programs' graphs used."""
+        shared = self._state.shared
+        if shared is None:
+            return
+        used = graph._names_in_use  # (TensorFlow's own counters of the names a graph has given)
+        for program in shared._programs:
+            if program is self:
+                break
+            for name, count in program._state.graph._names_in_use.items():
+                used[name] = max(used.get(name, 0), count)
 
     def _taken_keys(self) -> set:
         """TF1 names other programs of the same shared graph took (see in_graph)."""

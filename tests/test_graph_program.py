@@ -150,6 +150,66 @@ def test_programs_sharing_a_graph_are_named_as_its_one_tf1_graph(tf1_python):
     assert len(graph.variables) == len(names)
 
 
+def actor_and_critic(x):
+    """The actor-critic tutorials' two objects, each training in its own
+    ``variable_scope('train')``, built into one TF1 graph."""
+    for scope in ("Actor", "Critic"):
+        with tf.compat.v1.variable_scope(scope):
+            y = tf.compat.v1.layers.dense(x, 1, name="l1")
+        with tf.compat.v1.variable_scope("train"):
+            tf.compat.v1.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(y))
+
+
+def test_a_program_joining_a_shared_graph_numbers_its_name_scopes_after_the_others(tf1_python):
+    """TF1 opened the critic's ``variable_scope('train')`` as name scope ``train_1`` (the
+    actor's graph had taken ``train``), and Adam's beta powers, plain ``tf.Variable``s,
+    took their names from it: ``train_1/beta1_power``, which a TF1 checkpoint holds."""
+    def one(scope):
+        def build(x):
+            with tf.compat.v1.variable_scope(scope):
+                y = tf.compat.v1.layers.dense(x, 1, name="l1")
+            with tf.compat.v1.variable_scope("train"):
+                return {"train": tf.compat.v1.train.AdamOptimizer(0.1).minimize(tf.reduce_sum(y))}
+        return build
+
+    graph = shims.SharedGraph()
+    spec = tf.TensorSpec([None, 3], tf.float32)
+    actor = shims.GraphProgram(one("Actor"), x=spec).in_graph(graph)
+    critic = shims.GraphProgram(one("Critic"), x=spec).in_graph(graph)
+    critic.run("train", x=np.ones((1, 3), "float32"))
+    actor.run("train", x=np.ones((1, 3), "float32"))  # a later trace of the first: its names
+    names = [p.name_of(v) for p in graph.programs for v in p.variables]
+    assert sorted(names) == sorted(tf1_names(actor_and_critic))
+    assert "train_1/beta1_power" in names and "train/beta1_power" in names
+
+
+def test_a_shared_graph_is_what_a_file_writer_is_handed(tmp_path):
+    """``tf.summary.FileWriter("logs/", sess.graph)`` in a script whose session became a
+    SharedGraph: ``.graph`` holds every program's ops built so far (TF1's ``sess.graph``
+    held every object's), and the writer writes it for TensorBoard's graph view."""
+    def one(scope):
+        def build(x):
+            with tf.compat.v1.variable_scope(scope):
+                y = tf.compat.v1.layers.dense(x, 2, name="l1")
+            return {"y": y}
+        return build
+
+    graph = shims.SharedGraph()
+    assert graph.graph.get_operations() == []  # nothing made yet
+    spec = tf.TensorSpec([None, 3], tf.float32)
+    shims.GraphProgram(one("Actor"), x=spec).in_graph(graph)
+    shims.GraphProgram(one("Critic"), x=spec).in_graph(graph)
+    ops = {op.name for op in graph.graph.get_operations()}
+    assert {"Actor/l1/MatMul", "Critic/l1/MatMul", "x", "x_1"} <= ops  # each program's input kept
+    writer = shims.summary.FileWriter(str(tmp_path), graph.graph)
+    writer.close()
+    events = [e for f in tmp_path.iterdir() for e in tf.compat.v1.train.summary_iterator(str(f))]
+    written = [e.graph_def for e in events if e.graph_def]
+    assert len(written) == 1
+    graph_def = tf.compat.v1.GraphDef.FromString(written[0])
+    assert {"Actor/l1/MatMul", "Critic/l1/MatMul"} <= {n.name for n in graph_def.node}
+
+
 def optimizers_in_scopes(x):
     with tf.compat.v1.variable_scope("net"):
         w = tf.compat.v1.get_variable("w", [3, 1])

@@ -216,6 +216,79 @@ def test_a_graph_built_above_a_branched_session_runs_in_graph_mode(tmp_path, tf1
     assert len(report["streams"]["printed"]["lines"]) >= 6
 
 
+GAN_MODEL = '''import numpy as np
+import tensorflow as tf
+
+
+class GAN(object):
+    """The DCGAN repositories' model: handed the script's session, its graph built in
+    __init__, its optimizers made and its loop run in train()."""
+
+    def __init__(self, sess, n):
+        self.sess = sess
+        self.z = tf.placeholder(tf.float32, [None, n], name="z")
+        self.x = tf.placeholder(tf.float32, [None, n], name="x")
+        with tf.variable_scope("generator"):
+            self.fake = tf.layers.dense(self.z, n, tf.nn.tanh, name="g")
+        with tf.variable_scope("discriminator"):
+            real = tf.layers.dense(self.x, 1, name="d")
+        with tf.variable_scope("discriminator", reuse=True):
+            fake = tf.layers.dense(self.fake, 1, name="d")
+        self.d_loss = tf.reduce_mean(tf.nn.softplus(-real) + tf.nn.softplus(fake))
+        self.g_loss = tf.reduce_mean(tf.nn.softplus(-fake))
+        self.d_vars = [v for v in tf.trainable_variables() if "discriminator" in v.name]
+        self.g_vars = [v for v in tf.trainable_variables() if "generator" in v.name]
+
+    def train(self, steps):
+        d_optim = tf.train.AdamOptimizer(0.01).minimize(self.d_loss, var_list=self.d_vars)
+        g_optim = tf.train.AdamOptimizer(0.01).minimize(self.g_loss, var_list=self.g_vars)
+        tf.global_variables_initializer().run()
+        rng = np.random.RandomState(0)
+        for step in range(steps):
+            z, x = rng.randn(16, 4), rng.randn(16, 4) + 1.0
+            _, d = self.sess.run([d_optim, self.d_loss], {self.z: z, self.x: x})
+            _, g = self.sess.run([g_optim, self.g_loss], {self.z: z})
+            print("step", step, d, g)
+'''
+
+GAN_MAIN = '''import tensorflow as tf
+
+from model import GAN
+
+
+def main(_):
+    config = tf.ConfigProto()
+    config.gpu_options.allow_growth = True
+    with tf.Session(config=config) as sess:
+        gan = GAN(sess, 4)
+        gan.train(5)
+
+
+if __name__ == "__main__":
+    tf.app.run()
+'''
+
+
+def test_a_session_handed_to_a_model_of_another_module_runs_in_graph_mode(tmp_path, tf1_python):
+    """The DCGAN repositories' main.py makes the session and hands it to the model of
+    model.py, which runs it: main.py runs nothing itself, so it was not seen as a program
+    and got no graph-mode switch, and the migrated program failed in model.py (placeholders
+    are not compatible with eager execution) after an upgrade that named no problem in
+    main.py. The switch is there now, with a finding, and the program computes what it
+    computed on TF 1.15."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "model.py").write_text(GAN_MODEL)
+    (tmp_path / "src" / "main.py").write_text(GAN_MAIN)
+    done = migrate(tmp_path / "src", tmp_path / "out")
+    assert "main.py:9:5: TFM501 Session program kept in TF1 graph mode: the session is handed to GAN()" \
+        in done.stdout, done.stdout
+    lines = (tmp_path / "out" / "main.py").read_text().splitlines()
+    assert lines[lines.index("def main(_):") + 1].strip() == "tf.compat.v1.disable_eager_execution()"
+    report = equivalent(tf1_python, tmp_path / "src" / "main.py", tmp_path / "out" / "main.py")
+    assert len(report["streams"]["printed"]["lines"]) == 5
+    assert report["variables"]
+
+
 LIBRARY = '''import tensorflow as tf
 
 

@@ -12,7 +12,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Type
+from typing import Callable, Dict, List, Optional, Sequence, Set, Type
 
 import libcst as cst
 
@@ -298,6 +298,7 @@ class _Apply(cst.CSTTransformer):
 
         self.targets = set(self.replace) | set(self.insert) | set(self.append) | self.drop
         self.reached: Set[int] = set()
+        self.deferred: List[Callable[[], list]] = []  # inserted statements made after the pass
 
     def on_visit(self, node) -> bool:
         return self.dirty is None or id(node) in self.dirty
@@ -307,11 +308,17 @@ class _Apply(cst.CSTTransformer):
         """Every edited node was reached (else the pruning missed a path: visit all)."""
         return self.targets <= self.reached
 
-    @staticmethod
-    def _statements(items) -> list:
+    def _statements(self, items) -> list:
+        """The statements to insert; a callable's stand in as a marker, resolved once the
+        pass is over (see _Resolve), so every statement it moves has been rewritten by then,
+        also one further down the file than where it inserts."""
         out = []
         for item in items:
-            out.extend(item() if callable(item) else item)
+            if callable(item):
+                out.append(cst.SimpleStatementLine([cst.Expr(cst.Name(f"{_DEFERRED}{len(self.deferred)}"))]))
+                self.deferred.append(item)
+            else:
+                out.extend(item)
         return out
 
     def on_leave(self, original_node, updated_node):
@@ -339,6 +346,27 @@ class _Apply(cst.CSTTransformer):
             nodes = updated_node.nodes if isinstance(updated_node, cst.FlattenSentinel) else [updated_node]
             return cst.FlattenSentinel([*before, *nodes, *after])
         return updated_node
+
+
+_DEFERRED = "__tf_migrate_deferred_"
+
+
+class _Resolve(cst.CSTTransformer):
+    """Replaces each marker _Apply left for a callable's statements with what it returns."""
+
+    def __init__(self, deferred: Sequence[Callable[[], list]]) -> None:
+        super().__init__()
+        self.deferred = deferred
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        body = updated_node.body
+        if len(body) == 1 and isinstance(body[0], cst.Expr) and isinstance(body[0].value, cst.Name) \
+                and body[0].value.value.startswith(_DEFERRED):
+            return cst.FlattenSentinel(self.deferred[int(body[0].value.value[len(_DEFERRED):])]())
+        return updated_node
+
+    def leave_IndentedBlock(self, original_node, updated_node):
+        return _filled(updated_node)
 
 
 def _ancestors_of(parents: Dict[int, cst.CSTNode], targets: Set[int]) -> Set[int]:
@@ -592,7 +620,10 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     apply = _Apply(fixes, ctx.facts, parents)
     new_module = module.visit(apply)
     if not apply.complete:  # an edit below a field the pruning walk skips: the full pass
-        new_module = module.visit(_Apply(fixes, ctx.facts))
+        apply = _Apply(fixes, ctx.facts)
+        new_module = module.visit(apply)
+    if apply.deferred:
+        new_module = new_module.visit(_Resolve(apply.deferred))
     imports = _target_imports([s for f in fixes for s in f.imports], target, source)
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)

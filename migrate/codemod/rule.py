@@ -28,7 +28,7 @@ class Finding:
     message: str
     node: cst.CSTNode
     replacements: List[Tuple[cst.CSTNode, Replacement]] = field(default_factory=list)
-    # statements (or a callable returning them, run when the anchor is rewritten)
+    # statements (or a callable returning them, run once the whole file is rewritten)
     inserts: List[Tuple[cst.CSTNode, object]] = field(default_factory=list)
     appends: List[Tuple[cst.CSTNode, object]] = field(default_factory=list)
     removals: List[cst.CSTNode] = field(default_factory=list)
@@ -46,7 +46,8 @@ class Finding:
 
     def insert_before(self, stmt: cst.CSTNode, stmts) -> "Finding":
         """Statements to put before ``stmt``: a list, or a callable returning one that
-        runs after ``stmt``'s own children were rewritten (so it sees their fixes)."""
+        runs once the whole file was rewritten (so it sees every fix, also those of
+        statements below ``stmt``, in FileFacts)."""
         self.inserts.append((stmt, stmts if callable(stmts) else list(stmts)))
         return self
 

@@ -144,19 +144,34 @@ print(program.run("loss", x=data))
             self._placeholders.append((node, tuple(self._functions)))
 
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
+        before = list(self.ctx.findings)
+        self._reused = None  # ids under `with tf.variable_scope(..., reuse=...)` (handed)
+        excluded: Set[str] = set()
+        try:
+            while not self._programs_of(node, excluded):  # a class handed a session was blocked
+                excluded |= self._handed_kept             # with others converted: read again
+                self.ctx.findings[:] = before             # without it (its scripts stay too)
+        finally:
+            reset_collect_cache()  # it holds this file's nodes
+
+    def _programs_of(self, node: cst.Module, excluded: Set[str]) -> bool:
+        """Convert the module's programs, or keep them in graph mode; False when a class of
+        the handed form (not in ``excluded``) turned out blocked while a class handed the
+        same kind of session was converted: its scripts must stay, so the others must too."""
         self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
         self._switched_owners: Set[int] = set()  # functions (the module) _fallback switched whole
-        try:
-            # classes handed their script's session, converted with it (handed)
-            self._handed_shapes: dict = {}
-            self._reused = None  # ids under `with tf.variable_scope(..., reuse=...)` (handed)
-            self._handed_kept: Set[str] = set()  # such classes whose conversion was blocked
-            self._object_shapes: dict = {}
-            self._handed_classes = self._handed_candidates(node)
-            self._object_classes = self._object_candidates(node)  # graph objects scripts run (objects)
-            self._blocks(list(node.body), node)
-            self._fallback(node)
-            self._left_in_graph_code(node)
-        finally:
-            reset_collect_cache()  # it holds this file's nodes
+        # classes handed their script's session, converted with it (handed)
+        self._handed_shapes: dict = {}
+        self._handed_kept: Set[str] = set(excluded)  # such classes whose conversion was blocked
+        self._handed_excluded = excluded
+        self._object_shapes: dict = {}
+        self._handed_classes = self._handed_candidates(node, excluded)
+        candidates = set(self._handed_classes)
+        self._object_classes = self._object_candidates(node)  # graph objects scripts run (objects)
+        self._blocks(list(node.body), node)
+        if (self._handed_kept & candidates) and self._handed_classes:
+            return False
+        self._fallback(node)
+        self._left_in_graph_code(node)
+        return True

@@ -97,14 +97,11 @@ class Converter:
                     [*definition(), _program_first(updated, program, shim, bool(workers))]))
             if workers:
                 self._to_workers(finding, stmts, workers)
-        else:
-            def replacement(updated):
-                new = definition()
-                if isinstance(updated, cst.With):
-                    new.extend(updated.body.body)
-                return cst.FlattenSentinel(new)
-
-            finding.replace(anchor, replacement)
+        elif isinstance(anchor, cst.With):  # its block's statements, as edited, follow the program
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel([*definition(), *updated.body.body]))
+        else:  # `sess = tf.Session()`: made once the file is rewritten, graph code hoisted from
+            finding.insert_before(anchor, definition)  # below it included
+            finding.remove(anchor)
         self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
         self._rewire(finding, stmts, plan, program, exprs)
         return finding

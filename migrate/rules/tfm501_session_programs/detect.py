@@ -259,6 +259,8 @@ class Detect:
                     self._handed_kept.add(cls.name.value)
                 return
             handed = self._handed_classes.get(cls.name.value)  # handed the script's session
+            if cls.name.value in self._handed_excluded:  # blocked at a first reading: again, for its finding
+                handed = self._handed_shapes.get(cls.name.value)
             if handed is not None and handed.cls is not cls:
                 handed = None
             self._handed_param_now = handed
@@ -268,7 +270,7 @@ class Detect:
             self._handed_param_now = None
             self._built_now = []
         if handed is not None and (finding is None or not isinstance(_value(finding.node), cst.Name)):
-            del self._handed_classes[cls.name.value]  # not converted: its script stays as it is
+            self._handed_classes.pop(cls.name.value, None)  # not converted: its script stays as it is
             self._handed_kept.add(cls.name.value)
 
     def _class_parts(self, cls: cst.ClassDef) -> Optional[ClassParts]:

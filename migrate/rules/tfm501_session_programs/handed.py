@@ -69,9 +69,12 @@ class Handed:
 
     # -- the class --------------------------------------------------------------------------
     def _reused_scopes(self, module: cst.Module) -> Set[int]:
-        """The ids of what ``with tf.variable_scope(..., reuse=...):`` blocks hold: an object
-        made there shares (or may share) another's variables in TF1's one graph, which
-        separate programs cannot (PTB's validation model); such classes stay as they are."""
+        """The ids of what ``with tf.variable_scope(..., reuse=...):`` blocks hold, and of
+        every block that calls ``scope.reuse_variables()`` / ``tf.get_variable_scope()
+        .reuse_variables()`` (all of it: the call turns reuse on for the rest of the scope it
+        is in): an object made there shares (or may share) another's variables in TF1's one
+        graph, which separate programs cannot (PTB's validation model); such classes stay as
+        they are."""
         if self._reused is not None:  # read once per file
             return self._reused
         found: Set[int] = set()
@@ -80,6 +83,12 @@ class Handed:
                     a.keyword is not None and a.keyword.value == "reuse" for a in item.item.args)
                    for item in block.items):
                 found |= _ids(block.body)
+        if "reuse_variables" in self.ctx.source:
+            for body in (module, *nodes_of(module, cst.IndentedBlock)):
+                if any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "reuse_variables"
+                       for stmt in body.body if isinstance(stmt, cst.SimpleStatementLine)
+                       for c in nodes_of(stmt, cst.Call)):
+                    found |= _ids(body)
         self._reused = found
         return found
 
@@ -99,10 +108,11 @@ class Handed:
                 return HandedClass("", value.value, params.index(value.value))
         return None
 
-    def _handed_candidates(self, module: cst.Module) -> Dict[str, HandedClass]:
+    def _handed_candidates(self, module: cst.Module, excluded=frozenset()) -> Dict[str, HandedClass]:
         """The module's classes handed a session whose every construction is handed that of a
         script that uses it for nothing else (see ``_handed_script``), to a fixed point: a
-        class left out leaves out the scripts handing to it, and theirs."""
+        class left out leaves out the scripts handing to it, and theirs. ``excluded``: classes
+        of the form whose own conversion was blocked (a first reading found it)."""
         found: Dict[str, HandedClass] = {}
         if "Session(" not in self.ctx.source or ".run(" not in self.ctx.source:
             return found  # no session to hand, or no object running one
@@ -118,6 +128,7 @@ class Handed:
                 found[cls.name.value] = None
         found = {k: v for k, v in found.items() if v is not None}
         self._handed_shapes = dict(found)  # also those left out (see _handed_blocker)
+        found = {k: v for k, v in found.items() if k not in excluded}
         if not found:
             return found
         bodies = [list(module.body), *(list(b.body) for b in nodes_of(module, cst.IndentedBlock))]
@@ -151,7 +162,8 @@ class Handed:
     def _handed_script(self, stmts, session_at, classes=None) -> Optional[HandedScript]:
         """The session statement at ``session_at`` (``sess = tf.Session()``, ``with
         tf.Session() as sess:``, with nothing but ``config=``) whose session is only handed
-        to constructors of converted classes, run on initializers and closed: what goes."""
+        to constructors of converted classes, run on initializers, closed and read for its
+        ``.graph`` (``shims.SharedGraph.graph``): what goes."""
         classes = self._handed_classes if classes is None else classes
         read = self._script_session(stmts, session_at) if classes else None
         if read is None:
@@ -166,6 +178,9 @@ class Handed:
                     and self._eager_fetch(call.args[0].value, rest):
                 script.evaluated.append(call)
                 handled.add(id(call.func.value))
+        for node in rest:  # FileWriter(logdir, sess.graph): the shared graph's, as it stands
+            handled |= {id(a.value) for a in nodes_of(node, cst.Attribute)
+                        if a.attr.value == "graph" and _key(a.value, None) == session}
         for call in _collect(*rest).calls:
             handed = classes.get(call.func.value) if isinstance(call.func, cst.Name) else None
             arg = _handed_arg(call, handed) if handed is not None else None
@@ -285,9 +300,9 @@ class Handed:
         reused = self._reused_scopes(self.ctx.module)
         shared = [h.name for call, h in calls if id(call) in reused]
         if shared:
-            return (f"the session is handed to {', '.join(dict.fromkeys(shared))} objects made under "
-                    "tf.variable_scope(..., reuse=...): they share variables in TF1's one graph, which "
-                    "separate programs cannot")
+            return (f"the session is handed to {', '.join(dict.fromkeys(shared))} objects made where "
+                    "variables are reused (reuse= or reuse_variables()): they share variables in "
+                    "TF1's one graph, which separate programs cannot")
         kept = [n for n in dict.fromkeys(names) if n in self._handed_kept]
         if kept:
             return (f"the session is handed to {', '.join(kept)} objects, which stay in graph mode "

@@ -195,8 +195,9 @@ class Objects:
         savers = {}
         for stmt in read.block:
             key, value = _assigned_key(stmt), _value(stmt)
-            if key and self._call_name(value) == "tf.train.Saver" and _program_saver(value):
-                savers[key] = (stmt, [code(a) for a in value.args])
+            if key and self._call_name(value) == "tf.train.Saver" and _program_saver(value, self._call_name):
+                savers[key] = (stmt, [code(a) for a in value.args
+                                      if a.keyword is not None and a.keyword.value == "max_to_keep"])
         calls = []
         for call in _collect(*read.rest).calls:
             func = call.func

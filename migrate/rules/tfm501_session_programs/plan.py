@@ -2,6 +2,7 @@
 feeds, savers, helpers the session is passed to), or why it cannot be converted."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -86,9 +87,14 @@ class Planner:
         every use of the session and of graph names. Every blocker is named at once."""
         session = self._session_stmt(stmts[session_at], self_name)
         scopes = [*stmts[session_at:], *methods]
+        calls = _collect(*scopes, self_name=self_name).calls
         if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
-                   and _key(c.func.value, self_name) == session
-                   for c in _collect(*scopes, self_name=self_name).calls):
+                   and _key(c.func.value, self_name) == session for c in calls):
+            handed = next((c for c in calls if _runs_it_there(c)
+                           and any(_key(a.value, self_name) == session for a in c.args)), None)
+            if handed is not None:  # `GAN(sess, ...)` of another module: it runs the session there
+                raise _Blocked(f"the session is handed to {_callee(handed)}(), which runs it in TF1 "
+                               "graph mode")
             raise _NotAProgram()  # a Session that never runs anything: nothing to convert
         plan = Plan(session=session, self_name=self_name, methods=methods,
                     handed=bool(self_name) and isinstance(_value(stmts[session_at]), cst.Name),
@@ -149,9 +155,25 @@ class Planner:
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
                                                      session_at, self_name)
         self._derived_graph(stmts, region, session_at, plan)
-        names = [_plain(k) for k in plan.graph_keys]
-        if len(set(names)) != len(names):
+        if self._clashing_names(stmts, plan):
             blockers.append("a graph name used both as a local and as an attribute")
+
+    @staticmethod
+    def _clashing_names(stmts, plan: Plan) -> Set[str]:
+        """Graph names bound both as a local and as an attribute (``mu = dense(...)``, then
+        ``self.mu = tf.squeeze(mu * 2)``), which would share one build parameter or returned
+        key. In a class, only the attribute leaves the build function (the methods cannot see
+        ``__init__``'s locals), so they clash only where one is a placeholder (a parameter)
+        or the local is read in ``__init__`` past the graph."""
+        count = Counter(_plain(k) for k in plan.graph_keys)
+        clashes = {name for name, n in count.items() if n > 1}
+        if clashes and plan.self_name:
+            fed = {_plain(k) for k in plan.placeholders}
+            graph = set(plan.graph)
+            outside = {k for j, stmt in enumerate(stmts) if j not in graph
+                       for _, k in _collect(stmt, self_name=plan.self_name).reads}
+            clashes = {name for name in clashes if name in fed or name in outside}
+        return clashes
 
     def _session_first_end(self, stmts, session_at, session) -> Optional[int]:
         """For ``sess = tf.InteractiveSession()`` (or ``tf.Session()``) made before the graph,
@@ -208,7 +230,7 @@ class Planner:
                     plan.graph.append(i)
                     continue
                 if key and called == "tf.train.Saver":
-                    _saver(plan, key, value)
+                    _saver(plan, key, value, self._call_name)
                     plan.graph.append(i)
                     continue
                 if called == "tf.train.Scaffold":
@@ -358,8 +380,8 @@ class Planner:
                 plan.inits.add(key)
                 found.append(stmt)
             elif self._call_name(value) == "tf.train.Saver" and key not in plan.graph_keys \
-                    and _program_saver(value):
-                _saver(plan, key, value)
+                    and _program_saver(value, self._call_name):
+                _saver(plan, key, value, self._call_name)
                 found.append(stmt)
         return found
 
@@ -1016,19 +1038,38 @@ def _local_setter(name: str, call: cst.Call) -> bool:
     return "cluster" not in args and ps_device is not None and "/job:" not in ps_device
 
 
-def _saver(plan: Plan, key: str, call: cst.Call) -> None:
+def _saver(plan: Plan, key: str, call: cst.Call, name_of) -> None:
     """``saver = tf.train.Saver(...)``: the program's own saves and restores take
     ``max_to_keep`` only; a Saver over some variables (a scaffold's ``init_fn`` restoring a
     backbone) is graph code, whose ``restore`` runs eagerly on the program's variables (its
     saves and restores at the program level are graph values used outside a run)."""
-    if not _program_saver(call):
+    if not _program_saver(call, name_of):
         plan.graph_keys.add(key)
         plan.graph_savers.add(key)
         return
     plan.savers.add(key)
-    plan.saver_options[key] = [code(a) for a in call.args]
+    plan.saver_options[key] = [code(a) for a in call.args
+                               if a.keyword is not None and a.keyword.value == "max_to_keep"]
 
 
 def _bare_code(stmt) -> str:
     """A statement's code without the comments and blank lines above it."""
     return code(stmt.with_changes(leading_lines=())) if isinstance(stmt, cst.SimpleStatementLine) else ""
+
+
+# calls given a session that do not run it: Keras' session for its own graph-mode work (TF2's
+# Keras runs eagerly without it: `K.set_session(sess)` only set GPU options), Python's own
+NOT_RUN_BY = frozenset({"set_session", "print", "repr", "str", "id", "type", "isinstance", "hasattr",
+                        "getattr", "setattr", "len", "format"})
+
+
+def _runs_it_there(call: cst.Call) -> bool:
+    """Might ``call`` run the session it is given (see NOT_RUN_BY)?"""
+    func = call.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+    return name not in NOT_RUN_BY
+
+
+def _callee(call: cst.Call) -> str:
+    """How a finding names what a call calls: ``GAN``, ``model.train``, else ``a call``."""
+    return code(call.func) if isinstance(call.func, (cst.Name, cst.Attribute)) else "a call"

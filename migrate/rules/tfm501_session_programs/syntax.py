@@ -339,7 +339,20 @@ def _as_evaluated(updated: cst.Call) -> cst.Call:
                                 args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
 
 
-def _program_saver(call: cst.Call) -> bool:
-    """``tf.train.Saver()`` with ``max_to_keep=`` at most: a Saver of every variable, whose
+ALL_VARIABLES = ("tf.global_variables", "tf.all_variables")
+
+
+def _program_saver(call: cst.Call, name_of=None) -> bool:
+    """``tf.train.Saver()`` with ``max_to_keep=`` at most, or given every variable
+    (``tf.train.Saver(tf.global_variables())``, the save/restore tutorials' form, which is
+    the default's list; ``name_of`` names the calls): a Saver of every variable, whose
     saves and restores the program's own take (given its ``max_to_keep``)."""
-    return all(a.keyword is not None and a.keyword.value == "max_to_keep" for a in call.args)
+    for index, a in enumerate(call.args):
+        if a.keyword is not None and a.keyword.value == "max_to_keep":
+            continue
+        if (a.keyword is None and index == 0 or a.keyword is not None and a.keyword.value == "var_list") \
+                and name_of is not None and isinstance(a.value, cst.Call) and not a.value.args \
+                and name_of(a.value) in ALL_VARIABLES:
+            continue
+        return False
+    return True
