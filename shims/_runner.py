@@ -17,7 +17,7 @@ import tensorflow as tf
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import variable_scope as vs
 
-from shims._store import plain
+from shims._store import named_build, plain
 
 
 def _snake(name: str) -> str:
@@ -185,6 +185,13 @@ def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
         else:
             with tf.compat.v1.variable_scope(None, default_name=default_name) as captured:
                 key = captured.name
+        made = factory
+
+        def factory():  # an unnamed layer's variables are named by TF1's auto-name, not
+            layer = made()  # Keras' own (dense_3 for the fourth Dense of the process)
+            if callable(getattr(layer, "build", None)):
+                named_build(layer, key)
+            return layer
     else:
         scope = tf.compat.v1.get_variable_scope().name
         key = f"{scope}/{name}" if scope else name

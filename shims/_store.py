@@ -36,7 +36,7 @@ def building_layer():
     return getattr(_BUILDING, "key", None)
 
 
-def _named_build(layer, key: str) -> None:
+def named_build(layer, key: str) -> None:
     """Run the layer's ``build`` with ``key`` as the name its variables are made under."""
     build = layer.build
 
@@ -183,7 +183,7 @@ class VariableStore(tf.Module):
             layer = create_layer_method()
             keras3 = _keras3_layer(layer)
             if keras3 and callable(getattr(layer, "build", None)):
-                _named_build(layer, name)  # Keras 3 (tf_keras names its variables by scope)
+                named_build(layer, name)  # Keras 3 (tf_keras names its variables by scope)
             self._layers[name] = layer
             self.keep_layer(name, layer)
             # a Keras 3 layer's weight penalties are its owner's losses already (a sublayer's

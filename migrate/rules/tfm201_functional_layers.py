@@ -11,6 +11,7 @@ from migrate.codemod.cstutil import (
     code,
     fresh_name,
     names_read,
+    nodes_of,
     string_value,
 )
 from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
@@ -54,6 +55,8 @@ LAYERS: Dict[str, Tuple[str, List[str], int]] = {
 }
 WEIGHTLESS = {"dropout", "flatten", *(f"{k}_pooling{d}d" for k in ("max", "average") for d in (1, 2, 3))}
 CALL_ARGS = {"training"}  # arguments of the layer call, not the constructor
+# a TF1 Session script (its module-level graph becomes a TFM501 program's build function)
+GRAPH_SCRIPT = re.compile(r"\b(placeholder|placeholder_with_default|Session|InteractiveSession)\(")
 KERAS3_MISSING = {"renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
                   "adjustment"}
 
@@ -118,6 +121,7 @@ def encoder(x):
         self._module_layers: dict = {}  # literal layer name -> module-level layer variable
         self._attrs: dict = {}  # (id(class), scope, name) -> attribute of a layer made in __init__
         self._classes: dict = {}  # id(classdef) -> layers to add to its __init__
+        self._tf_bound = None  # module names bound to TensorFlow values (a Session script's)
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.v1(node.func)
@@ -204,9 +208,10 @@ def encoder(x):
         literal_name = string_value(name_node)
         seed = values.get("seed")
         seeded = seed is not None and not (isinstance(seed, cst.Name) and seed.value == "None")
-        if function == "dropout" and (seeded or self.ctx.target.keras == 3):
-            self._seeded_dropout(node, roles)  # Keras 3's Dropout keeps a seed-state variable
-            return
+        hoistable = self._hoistable([v for role, v in values.items() if role not in CALL_ARGS | {"inputs"}])
+        if function == "dropout" and (seeded or self.ctx.target.keras == 3 or not hoistable):
+            self._seeded_dropout(node, roles)  # Keras 3's Dropout keeps a seed-state variable;
+            return  # a Dropout made once would keep one trace's tensor rate
 
         def build(updated: cst.Call) -> Tuple[cst.BaseExpression, List[cst.Arg], List[cst.Arg]]:
             """(constructor call, call args) from the updated node's argument values."""
@@ -227,16 +232,38 @@ def encoder(x):
                 call_args.append(arg(current.get("training", cst.Name("False")), "training"))
             return ctor_args, call_args
 
-        self._place(node, function, keras_class, build, name_node, literal_name, reuse_true, notes)
+        self._place(node, function, keras_class, build, name_node, literal_name, reuse_true, notes,
+                    hoistable)
+
+    def _hoistable(self, ctor_values) -> bool:
+        """May a module-level layer's constructor move above its call? Not in a Session
+        script (the module makes a placeholder or a session) when it reads a module name
+        bound to a TensorFlow value (``rate = tf.placeholder_with_default(...)``, ``w_init =
+        tf.random_normal_initializer(...)``): TFM501 moves that binding into the program's
+        build function, where the layer is then made too (``shims.get_or_create_layer``)."""
+        if self._tf_bound is None:
+            self._tf_bound = set()
+            if GRAPH_SCRIPT.search(self.ctx.source):
+                for stmt in self.ctx.module.body:
+                    for line in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+                        if isinstance(line, (cst.Assign, cst.AnnAssign)) and line.value is not None and any(
+                                (self.ctx.v1(c.func) or "").startswith("tf.") for c in nodes_of(line.value, cst.Call)):
+                            targets = line.targets if isinstance(line, cst.Assign) else [line]
+                            self._tf_bound |= {n.value for t in targets for n in nodes_of(t.target, cst.Name)}
+        return not any(n.value in self._tf_bound for value in ctor_values for n in nodes_of(value, cst.Name))
 
     def _seeded_dropout(self, node: cst.Call, roles: List[str]) -> None:
         """A seeded tf.layers.dropout: shims.dropout keeps TF1's random stream (a Keras
-        Dropout advances its seed per trace), and it has no weights to create once."""
+        Dropout advances its seed per trace), and it has no weights to create once; also
+        one whose rate or noise shape is a graph value of a Session script."""
         finding = self.report(node, "tf.layers.dropout is gone in TF2; shims.dropout keeps its "
                                     "seeded random stream and tensor `training`"
                                     if "seed" in roles else
                                     "tf.layers.dropout is gone in TF2; shims.dropout is TF1's, "
-                                    "with no seed-state variable (Keras 3's Dropout has one)")
+                                    "with no seed-state variable (Keras 3's Dropout has one)"
+                                    if self.ctx.target.keras == 3 else
+                                    "tf.layers.dropout is gone in TF2; shims.dropout is TF1's, its "
+                                    "arguments read where it is called (graph values of the program)")
         finding.add_import("import shims")
 
         def replace(updated: cst.Call) -> cst.Call:
@@ -246,7 +273,8 @@ def encoder(x):
 
         finding.replace(node, replace)
 
-    def _place(self, node, function, keras_class, build, name_node, literal_name, reuse_true, notes):
+    def _place(self, node, function, keras_class, build, name_node, literal_name, reuse_true, notes,
+               hoistable=True):
         ctx = self.ctx
         func = ctx.enclosing(cst.FunctionDef)
         if function in WEIGHTLESS:
@@ -267,10 +295,11 @@ def encoder(x):
         else:
             keras = ctx.tf(finding, f"keras.layers.{keras_class}")
 
-        if func is None:  # module level: one object, created before first use
+        if func is None and hoistable:  # module level: one object, created before first use
             self._module_route(finding, node, function, keras, build, literal_name)
             return
-        if self._attribute_route(finding, node, func, function, keras, build, name_node, literal_name):
+        if func is not None and \
+                self._attribute_route(finding, node, func, function, keras, build, name_node, literal_name):
             return
 
         shim = cst.parse_expression("shims.get_or_create_layer")
