@@ -89,6 +89,23 @@ def test_every_ipython_form_round_trips(tmp_path, cache):
     assert new[1] == cells[1]
 
 
+def test_a_comment_ending_in_a_question_mark_is_not_help_syntax(tmp_path, cache):
+    """Hvass-Labs' tutorials comment their parameters (`use_relu=True): # Use ReLU?`): a
+    line of a multi-line statement whose comment ends in `?` was taken for IPython's help
+    syntax, masked, and the whole notebook refused as 'not valid Python 3'."""
+    cell = ("def new_fc_layer(input,          # The previous layer.\n"
+            "                 num_outputs,    # Num. outputs.\n"
+            "                 use_relu=True): # Use Rectified Linear Unit (ReLU)?\n"
+            "    layer = tf.layers.dense(input, num_outputs)\n"
+            "    return tf.nn.relu(layer) if use_relu else layer\n")
+    f = write(tmp_path / "n.ipynb", notebook("import tensorflow as tf\nx = tf.placeholder(tf.float32)\n", cell))
+    out = cli("upgrade", f, "--write", cache=cache)
+    assert out.returncode in (0, 1) and " 0 run errors" in out.stderr, out.stdout + out.stderr
+    new = sources(f)
+    assert "use_relu=True): # Use Rectified Linear Unit (ReLU)?\n" in new[1]
+    assert "tf.layers.dense" not in new[1]  # migrated, not refused
+
+
 def test_colab_tensorflow_version_is_removed_with_a_finding(tmp_path, cache):
     f = write(tmp_path / "n.ipynb", notebook(
         "try:\n  %tensorflow_version 1.x\nexcept Exception:\n  pass\n",

@@ -30,7 +30,9 @@ SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "ven
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
 # IPython-only lines: line magics and shell escapes (also indented, also assigned:
 # `files = !ls`), help syntax (`?obj`, `obj?`, `f(x)??`)
-MAGIC = re.compile(r"^(\s*)([%!?]|[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[%!]|\S.*\?\??\s*$)")
+# a line magic, a shell escape (also assigned), or help syntax (`tf.layers.dense?`): a line
+# ending in `?` with no comment on it (a comment may end in one: `use_relu=True): # ReLU?`)
+MAGIC = re.compile(r"^(\s*)([%!?]|[\w.]+(\s*,\s*[\w.]+)*\s*=\s*[%!]|[^\s#][^#]*\?\??\s*$)")
 TF_VERSION = re.compile(r"^\s*%tensorflow_version\s*(.*?)\s*$")
 MASK = "# tf-migrate-magic:"
 
