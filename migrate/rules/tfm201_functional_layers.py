@@ -244,12 +244,11 @@ def encoder(x):
         if self._tf_bound is None:
             self._tf_bound = set()
             if GRAPH_SCRIPT.search(self.ctx.source):
-                for stmt in self.ctx.module.body:
-                    for line in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
-                        if isinstance(line, (cst.Assign, cst.AnnAssign)) and line.value is not None and any(
-                                (self.ctx.v1(c.func) or "").startswith("tf.") for c in nodes_of(line.value, cst.Call)):
-                            targets = line.targets if isinstance(line, cst.Assign) else [line]
-                            self._tf_bound |= {n.value for t in targets for n in nodes_of(t.target, cst.Name)}
+                for line in _module_level_lines(self.ctx.module):
+                    if isinstance(line, (cst.Assign, cst.AnnAssign)) and line.value is not None and any(
+                            (self.ctx.v1(c.func) or "").startswith("tf.") for c in nodes_of(line.value, cst.Call)):
+                        targets = line.targets if isinstance(line, cst.Assign) else [line]
+                        self._tf_bound |= {n.value for t in targets for n in nodes_of(t.target, cst.Name)}
         return not any(n.value in self._tf_bound for value in ctor_values for n in nodes_of(value, cst.Name))
 
     def _seeded_dropout(self, node: cst.Call, roles: List[str]) -> None:
@@ -468,3 +467,27 @@ def encoder(x):
                         parts.append(value)
         return "/".join(parts)
 
+
+class _ModuleLevel(cst.CSTVisitor):
+    """The small statements run at module level: in ``if``/``with``/``for``/``try`` blocks
+    too (``if __name__ == "__main__":``), not in functions or classes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    def visit_ClassDef(self, node) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node) -> bool:
+        self.lines.extend(node.body)
+        return False
+
+
+def _module_level_lines(module: cst.Module) -> list:
+    found = _ModuleLevel()
+    module.visit(found)
+    return found.lines
