@@ -158,20 +158,13 @@ def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
 
     Outside a shim scope, in TF1 graph mode (a library module another module's graph-mode
     program calls), the layer is kept per graph by the same key: a scope reopened with
-    ``reuse=True`` (the GAN discriminator called on real, then on generated images) gets
-    the layer, and so the weights, TF1's ``tf.layers`` reused there.
+    ``reuse=True`` or ``scope.reuse_variables()`` (the GAN discriminator called on real,
+    then on generated images) gets the layer, and so the weights, TF1's ``tf.layers``
+    reused there.
     """
     store = vs._get_default_variable_store()
-    if not hasattr(store, "get_or_create_layer"):  # TF's own graph store: no shim scope
-        if not tf.compat.v1.executing_eagerly_outside_functions():
-            if name is None and not reuse:  # a new auto-named layer each call, as in TF1
-                return factory()
-            scope = tf.compat.v1.get_variable_scope().name
-            key = "/".join(p for p in (scope, name or default_name) if p)
-            layers = _GRAPH_LAYERS.setdefault(ops.get_default_graph(), {})
-            if key not in layers:
-                layers[key] = factory()
-            return layers[key]
+    graph_mode = not hasattr(store, "get_or_create_layer")  # TF's own graph store: no shim scope
+    if graph_mode and tf.compat.v1.executing_eagerly_outside_functions():
         raise ValueError(
             "shims.get_or_create_layer() was called outside a shim scope: run this code "
             "through shims.legacy_layer(fn) (or a method decorated with "
@@ -182,18 +175,27 @@ def get_or_create_layer(name: Optional[str], factory: Callable[[], object],
         if reuse:
             scope = tf.compat.v1.get_variable_scope().name
             key = f"{scope}/{default_name}" if scope else default_name
-        else:
-            with tf.compat.v1.variable_scope(None, default_name=default_name) as captured:
+        else:  # (a scope entered again by name numbers its unnamed layers from dense again;
+            # in graph mode no name scope is taken, so the layer's own is TF1's name)
+            with tf.compat.v1.variable_scope(None, default_name=default_name,
+                                             auxiliary_name_scope=not graph_mode) as captured:
                 key = captured.name
         made = factory
 
         def factory():  # an unnamed layer's variables are named by TF1's auto-name, not
             layer = made()  # Keras' own (dense_3 for the fourth Dense of the process)
-            if callable(getattr(layer, "build", None)):
+            if graph_mode and hasattr(layer, "_name"):  # tf_keras names them by its name scope
+                layer._name = key.rsplit("/", 1)[-1]
+            elif callable(getattr(layer, "build", None)):
                 named_build(layer, key)
             return layer
     else:
         scope = tf.compat.v1.get_variable_scope().name
         key = f"{scope}/{name}" if scope else name
+    if graph_mode:
+        layers = _GRAPH_LAYERS.setdefault(ops.get_default_graph(), {})
+        if key not in layers:
+            layers[key] = factory()
+        return layers[key]
     return store.get_or_create_layer(key, factory)
 

@@ -222,7 +222,8 @@ import tensorflow as tf
 
 class GAN(object):
     """The DCGAN repositories' model: handed the script's session, its graph built in
-    __init__, its optimizers made and its loop run in train()."""
+    __init__ (the discriminator's unnamed layers shared through scope.reuse_variables()),
+    its optimizers made and its loop run in train()."""
 
     def __init__(self, sess, n):
         self.sess = sess
@@ -230,14 +231,19 @@ class GAN(object):
         self.x = tf.placeholder(tf.float32, [None, n], name="x")
         with tf.variable_scope("generator"):
             self.fake = tf.layers.dense(self.z, n, tf.nn.tanh, name="g")
-        with tf.variable_scope("discriminator"):
-            real = tf.layers.dense(self.x, 1, name="d")
-        with tf.variable_scope("discriminator", reuse=True):
-            fake = tf.layers.dense(self.fake, 1, name="d")
+        real = self.discriminator(self.x)
+        fake = self.discriminator(self.fake, reuse=True)
         self.d_loss = tf.reduce_mean(tf.nn.softplus(-real) + tf.nn.softplus(fake))
         self.g_loss = tf.reduce_mean(tf.nn.softplus(-fake))
         self.d_vars = [v for v in tf.trainable_variables() if "discriminator" in v.name]
         self.g_vars = [v for v in tf.trainable_variables() if "generator" in v.name]
+
+    def discriminator(self, x, reuse=False):
+        with tf.variable_scope("discriminator") as scope:
+            if reuse:
+                scope.reuse_variables()
+            h = tf.layers.dense(x, 3, tf.nn.relu)
+            return tf.layers.dense(h, 1)
 
     def train(self, steps):
         d_optim = tf.train.AdamOptimizer(0.01).minimize(self.d_loss, var_list=self.d_vars)
@@ -275,7 +281,8 @@ def test_a_session_handed_to_a_model_of_another_module_runs_in_graph_mode(tmp_pa
     and got no graph-mode switch, and the migrated program failed in model.py (placeholders
     are not compatible with eager execution) after an upgrade that named no problem in
     main.py. The switch is there now, with a finding, and the program computes what it
-    computed on TF 1.15."""
+    computed on TF 1.15: model.py's unnamed layers, Keras layers from TFM201 run in graph
+    mode, are shared under scope.reuse_variables() and named as TF1 named them."""
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "model.py").write_text(GAN_MODEL)
     (tmp_path / "src" / "main.py").write_text(GAN_MAIN)
