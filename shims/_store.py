@@ -37,7 +37,11 @@ def building_layer():
 
 
 def named_build(layer, key: str) -> None:
-    """Run the layer's ``build`` with ``key`` as the name its variables are made under."""
+    """Run the layer's ``build`` with ``key`` as the name its variables are made under
+    (once per layer: the first key given is its TF1 name)."""
+    if getattr(layer, "_tfm_named", None) is not None:
+        return
+    layer._tfm_named = key
     build = layer.build
 
     @functools.wraps(build)  # Keras reads build's signature to pass it the input shapes

@@ -208,7 +208,8 @@ def encoder(x):
         literal_name = string_value(name_node)
         seed = values.get("seed")
         seeded = seed is not None and not (isinstance(seed, cst.Name) and seed.value == "None")
-        hoistable = self._hoistable([v for role, v in values.items() if role not in CALL_ARGS | {"inputs"}])
+        hoistable = self.ctx.enclosing(cst.FunctionDef) is not None or \
+            self._hoistable([v for role, v in values.items() if role not in CALL_ARGS | {"inputs"}])
         if function == "dropout" and (seeded or self.ctx.target.keras == 3 or not hoistable):
             self._seeded_dropout(node, roles)  # Keras 3's Dropout keeps a seed-state variable;
             return  # a Dropout made once would keep one trace's tensor rate
@@ -236,7 +237,7 @@ def encoder(x):
                     hoistable)
 
     def _hoistable(self, ctor_values) -> bool:
-        """May a module-level layer's constructor move above its call? Not in a Session
+        """May this module-level layer's constructor move above its call? Not in a Session
         script (the module makes a placeholder or a session) when it reads a module name
         bound to a TensorFlow value (``rate = tf.placeholder_with_default(...)``, ``w_init =
         tf.random_normal_initializer(...)``): TFM501 moves that binding into the program's

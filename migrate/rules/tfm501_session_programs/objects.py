@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from .plan import Plan
-from .syntax import PLACEHOLDERS, _as_evaluated, _program_saver, _assigned_key, _Blocked, _collect, _ids, _key, _value
+from .syntax import PLACEHOLDERS, _as_evaluated, _program_saver, _saver_options, _assigned_key, _Blocked, _collect, _ids, _key, _value
 
 
 @dataclass
@@ -196,8 +196,7 @@ class Objects:
         for stmt in read.block:
             key, value = _assigned_key(stmt), _value(stmt)
             if key and self._call_name(value) == "tf.train.Saver" and _program_saver(value, self._call_name):
-                savers[key] = (stmt, [code(a) for a in value.args
-                                      if a.keyword is not None and a.keyword.value == "max_to_keep"])
+                savers[key] = (stmt, _saver_options(value))
         calls = []
         for call in _collect(*read.rest).calls:
             func = call.func

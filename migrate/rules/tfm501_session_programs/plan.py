@@ -15,7 +15,7 @@ from migrate.codemod.shared import GRAPH_SWITCHES
 from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
-                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _shadowed, _value)
+                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value)
 from .workers import WorkerProgram
 
 
@@ -1048,8 +1048,7 @@ def _saver(plan: Plan, key: str, call: cst.Call, name_of) -> None:
         plan.graph_savers.add(key)
         return
     plan.savers.add(key)
-    plan.saver_options[key] = [code(a) for a in call.args
-                               if a.keyword is not None and a.keyword.value == "max_to_keep"]
+    plan.saver_options[key] = _saver_options(call)
 
 
 def _bare_code(stmt) -> str:

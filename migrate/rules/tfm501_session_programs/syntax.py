@@ -6,7 +6,7 @@ from typing import List, Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.cstutil import NameReads, nodes_of, walk
+from migrate.codemod.cstutil import NameReads, code, nodes_of, walk
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
 # graph code that reads the graph as a whole (its summaries) rather than named values: written
@@ -342,7 +342,7 @@ def _as_evaluated(updated: cst.Call) -> cst.Call:
 ALL_VARIABLES = ("tf.global_variables", "tf.all_variables")
 
 
-def _program_saver(call: cst.Call, name_of=None) -> bool:
+def _program_saver(call: cst.Call, name_of) -> bool:
     """``tf.train.Saver()`` with ``max_to_keep=`` at most, or given every variable
     (``tf.train.Saver(tf.global_variables())``, the save/restore tutorials' form, which is
     the default's list; ``name_of`` names the calls): a Saver of every variable, whose
@@ -351,8 +351,14 @@ def _program_saver(call: cst.Call, name_of=None) -> bool:
         if a.keyword is not None and a.keyword.value == "max_to_keep":
             continue
         if (a.keyword is None and index == 0 or a.keyword is not None and a.keyword.value == "var_list") \
-                and name_of is not None and isinstance(a.value, cst.Call) and not a.value.args \
+                and isinstance(a.value, cst.Call) and not a.value.args \
                 and name_of(a.value) in ALL_VARIABLES:
             continue
         return False
     return True
+
+
+def _saver_options(call: cst.Call) -> List[str]:
+    """What of a program Saver's arguments its saves keep: ``max_to_keep=`` (its list of
+    every variable is the program's own)."""
+    return [code(a) for a in call.args if a.keyword is not None and a.keyword.value == "max_to_keep"]
