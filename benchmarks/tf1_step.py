@@ -110,7 +110,12 @@ def main(argv=None) -> int:
     tf1 = tf1_python(args.tf1_python)
     work = tempfile.mkdtemp(prefix="tfm-bench-")
     if args.suite_only:
-        suite(tf1, work, args.repeats, set(args.suite_only))
+        names = {os.path.basename(n) for n in args.suite_only}  # a path names its file
+        unknown = sorted(names - set(os.listdir(SUITE)))
+        if unknown:
+            print(f"tf1_step: not a program of {SUITE}: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        suite(tf1, work, args.repeats, names)
         return 0
     out = os.path.join(work, "migrated")
     subprocess.run([sys.executable, "-m", "migrate", "upgrade", PROGRAMS, "--outtree", out],

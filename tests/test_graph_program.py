@@ -644,3 +644,36 @@ def test_fetched_values_keep_the_structure_session_run_gave(tmp_path):
     want = tf1_oracle.run_script(script, tmp_path).strip().splitlines()
     assert [g.replace("Pair", "") for g in got] == [w.replace("Pair", "") for w in want], (got, want)
     assert isinstance(program.run("named"), Pair) and isinstance(program.run("gvs")[0], tuple)
+
+
+def test_a_feed_of_python_lists_is_read_as_tf1_read_it(tf1_python):
+    """A feed of nested Python lists (`[image] * batch_size`, a float list fed to an int
+    placeholder) is taken to the placeholder's dtype as TF 1.15's session took it
+    (np.asarray), not refused as convert_to_tensor would."""
+    source = ("import json\nimport tensorflow as tf\n"
+              "i = tf.placeholder(tf.int32, [None, 2])\nf = tf.placeholder(tf.float32, [None, 2])\n"
+              "with tf.Session() as s:\n"
+              "    print(json.dumps(s.run([i * 2, f * 2], {i: [[1.7, -2.2], [3.0, 4]], f: [[1, 2]] * 3})"
+              "[0].tolist() + [s.run(f * 2, {f: [[1, 2]] * 3}).tolist()]))\n")
+    want = json.loads(tf1_oracle.run(source))
+    program = shims.GraphProgram(lambda i, f: {"i2": i * 2, "f2": f * 2},
+                                 i=tf.TensorSpec([None, 2], tf.int32), f=tf.TensorSpec([None, 2], tf.float32))
+    i2, f2 = program.run(["i2", "f2"], i=[[1.7, -2.2], [3.0, 4]], f=[[1, 2]] * 3)
+    assert i2.tolist() + [f2.tolist()] == want
+    assert i2.dtype == np.int32 and f2.dtype == np.float32
+
+
+def test_save_and_restore_take_tf1_savers_parameters_by_their_names(tmp_path):
+    """`saver.save(sess=session, save_path=save_path)` (Hvass-Labs' save-and-restore
+    tutorial), `write_meta_graph=False`: converted, the program's save and restore take
+    TF1's Saver parameters by TF1's names."""
+    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
+    program.run("train", x=np.ones((2, 3), "float32"))
+    trained = program.run("w").copy()
+    path = program.save(save_path=str(tmp_path / "best"), global_step=3, write_meta_graph=False,
+                        write_state=False)
+    assert path.endswith("best-3") and not os.path.exists(path + ".meta")
+    assert not os.path.exists(tmp_path / "checkpoint")  # write_state=False: no state file
+    program.run("train", x=np.ones((2, 3), "float32"))
+    program.restore(save_path=path)
+    np.testing.assert_array_equal(program.run("w"), trained)

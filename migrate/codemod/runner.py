@@ -29,8 +29,9 @@ from migrate.codemod.stars import key_material
 from migrate.codemod.target import DEFAULT, Target
 from migrate.safeio import describe, read_regular
 
-# files mentioning none are never parsed (a star import may bring TensorFlow: TFM113)
-PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*")
+# files mentioning none are never parsed (a star import may bring TensorFlow: TFM113; a
+# numpy module may use names numpy removed: TFM122)
+PREFILTER = (b"tensorflow", b"keras", b"import *", b"import*", b"numpy")
 
 
 class FileReport:

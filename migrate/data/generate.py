@@ -175,7 +175,96 @@ def build() -> dict:
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
         **_private(tf, tf2_object),
+        **_numpy_removed(),
     }
+
+
+def _numpy_removed() -> dict:
+    """numpy names TF1-era code used that the numpy TF 2.21 runs on no longer has: the
+    public names of TF 1.15's numpy (its interpreter's, 1.18) missing from the installed
+    one. The replacement is the one numpy's own tables of removed names give in their
+    messages: the aliases of builtins removed in 1.24 (``__former_attrs__``, "use `int` by
+    itself") and the names NumPy 2.0 expired (``_expired_attrs_2_0``, "Use `np.float64`
+    instead."); or the builtin the old name was (`np.unicode` was `str`); else None (the
+    rule reports the message, or that the name is gone)."""
+    import re
+
+    import numpy
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
+    proc = subprocess.run([tf1_python(), "-c", NUMPY_SCRIPT], capture_output=True, text=True,
+                          env=env, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
+    old = json.loads(proc.stdout)
+    messages = {}
+    for name, message in getattr(numpy, "__former_attrs__", {}).items():
+        lines = message.splitlines()
+        match = re.search(r"use `(\w+)` by itself", message)
+        messages[name] = (match.group(1) if match else None,
+                          (lines[1] if len(lines) > 1 else lines[0]).split(". ")[0] + ".")
+    try:
+        from numpy import _expired_attrs_2_0 as expired
+    except ImportError:  # numpy < 2
+        expired = None
+    for name, message in getattr(expired, "__expired_attributes__", {}).items():
+        text = " ".join(message.split())
+        match = re.fullmatch(r"Use `(-?np\.\w+|-?\d+\.\d+)` instead\.", text)
+        messages[name] = (match.group(1) if match else None, text)
+    found = {}
+    for name, builtin in sorted(old["names"].items()):
+        if _in_numpy(numpy, name):
+            continue
+        alias = next((a for a in old["aliases"].get(name, ()) if _in_numpy(numpy, a)
+                      and a not in messages), None)
+        replacement, message = messages.get(name, (builtin or (f"np.{alias}" if alias else None), None))
+        found[name] = {"replacement": replacement,
+                       "message": message or (f"np.{name} was the builtin `{builtin}`." if builtin else
+                                              f"np.{name} was np.{alias}." if alias else
+                                              old["deprecated"].get(name) or
+                                              f"numpy {numpy.__version__} names no replacement.")}
+    return {"numpy_removed": found,
+            "numpy_generated_from": f"numpy {old['version']} (TF 1.15's) against numpy {numpy.__version__}"}
+
+
+def _in_numpy(numpy, name: str) -> bool:
+    try:
+        getattr(numpy, name)
+    except AttributeError:
+        return False
+    return True
+
+
+# runs on real TF 1.15's interpreter: its numpy's public names, each with the builtin type it
+# is, if it is one (`np.unicode` is `str`), and the other names of the same type, function
+# or float (`np.bool8` is `np.bool_`, `np.NAN` is `np.nan`; not modules, not cached ints),
+# plain names first, and the deprecation notes of its docstrings
+NUMPY_SCRIPT = r"""
+import builtins, json, types, warnings
+warnings.simplefilter("ignore")
+import numpy
+public = sorted(n for n in dir(numpy) if not n.startswith("_"))
+names, aliases, deprecated = {}, {}, {}
+for name in public:
+    value = getattr(numpy, name)
+    doc = getattr(value, "__doc__", None) or ""
+    if callable(value) and ".. deprecated::" in doc:  # numpy 1.18's note: "use a.item() instead"
+        lines = doc.split(".. deprecated::", 1)[1].split("\n")
+        version, note = lines[0].strip(), []
+        for line in lines[1:]:
+            if line.strip():
+                note.append(line.strip())
+            elif note:
+                break
+        deprecated[name] = " ".join(note) or "deprecated since numpy " + version
+    names[name] = next((b for b in ("bool", "int", "float", "complex", "object", "str", "bytes")
+                        if value is getattr(builtins, b)), None)
+    if isinstance(value, (type, float, types.FunctionType, types.BuiltinFunctionType)):
+        same = [n for n in public if n != name and getattr(numpy, n) is value]
+        aliases[name] = sorted(same, key=lambda n: (n[-1].isdigit(), n))
+print(json.dumps({"version": numpy.__version__, "names": names, "aliases": aliases,
+                  "deprecated": deprecated}))
+"""
 
 
 # runs on real TF 1.15 (Python 3.7): each name's signature as TF1 binds it, in the format of

@@ -2,7 +2,8 @@
 
 The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
 into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects handed
-their script's session, ``objects`` model objects a script runs), ``convert`` rewrites it (and
+their script's session, ``objects`` model objects a script runs, ``names`` graph values made
+by and handed to the module's functions), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 synchronous cluster program on MultiWorkerMirroredStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
@@ -20,6 +21,7 @@ from .convert import Converter
 from .detect import Detect
 from .graph_mode import GraphMode, _makes_default
 from .handed import Handed
+from .names import Names
 from .objects import Objects
 from .plan import Planner
 from .syntax import PLACEHOLDERS, reset_collect_cache
@@ -27,7 +29,7 @@ from .towers import Towers
 from .workers import Workers
 
 
-class SessionPrograms(Detect, Handed, Objects, Planner, Converter, Towers, Workers, GraphMode, Rule):
+class SessionPrograms(Detect, Handed, Objects, Names, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -54,6 +56,13 @@ converts the program, in a module or a function body, to eager TF2:
   `tf.Session(graph=g)`, also as `self.graph`) loses the graph and its block; functions
   the session is passed to (`train(sess, steps)`) get the program in its place; a new
   session that first restores the Saver's checkpoint continues on the program.
+- placeholders made by a function (`x, y = placeholder_inputs(batch_size)`, TensorFlow's
+  feed tutorial) are parameters like the others, their specs read with the call's
+  arguments (the function goes when nothing else calls it); graph values handed to
+  functions that use them only as feed-dict keys or fetches of the session (`do_eval(sess,
+  eval_correct, x, y, data)`, `feed_dict = fill_feed_dict(data, x, y)`, also functions
+  running the script's global session) are handed as their graph names, and the feed
+  dicts such functions make are fed as they are (`program.run(eval_correct, **feed_dict)`).
 - objects handed the script's session (`m1 = Model(sess, "m1")`, the class keeping
   `self.sess = sess` and building its graph in a method `__init__` calls) each get a
   program joined to the graph they are handed (`.in_graph(self.sess)`); the script's
@@ -125,6 +134,9 @@ print(program.run("loss", x=data))
         self._functions: List[cst.FunctionDef] = []
         self._graphs = 0
         self._sync_hooks: frozenset = frozenset()  # the program being planned: its sync hooks (Workers)
+        self._made_feed_ids: set = set()  # feed arguments a function made (Planner, names)
+        self._block_binds: set = set()  # the planned block's own names (Planner, names)
+        self._graph_functions: set = set()  # the planned program's functions moved into its build
 
     # -- the engine's walk: placeholders and where they are ------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -47,13 +47,16 @@ class Converter:
         kept = f"; its towers stay in one graph ({towers})" if isinstance(towers, str) else ""
         towers = towers if isinstance(towers, TowerLoop) else None
         workers = plan.workers
+        gone = self._unused_makers(plan)
         finding = self.report(anchor, "Session program converted to eager TF2: the graph is built "
                                       "by a function run as tf.function steps (shims.GraphProgram)"
                               + (f"; its towers run as tf.distribute.MirroredStrategy replicas "
                                  f"({towers.on_towers[1:]})" if towers else kept)
                               + ("; its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy "
                                  f"(shims.cluster.MultiWorker, {workers.on_workers[1:]}), which averages "
-                                 "their gradients every step as SyncReplicasOptimizer did" if workers else ""))
+                                 "their gradients every step as SyncReplicasOptimizer did" if workers else "")
+                              + "".join(f"; {f.name.value}() made only its placeholders, which are "
+                                        "TensorSpecs of the program now: it goes" for f in gone))
         finding.add_import("import shims")
         build = fresh_name(ctx, "build_graph")
         program_name = fresh_name(ctx, "program")
@@ -102,7 +105,9 @@ class Converter:
         else:  # `sess = tf.Session()`: made once the file is rewritten, graph code hoisted from
             finding.insert_before(anchor, definition)  # below it included
             finding.remove(anchor)
-        self._drop_findings_of_removed(finding, stmts, plan, moved, anchor)
+        for function in gone:
+            finding.remove(function)
+        self._drop_findings_of_removed(finding, stmts, plan, moved, anchor, gone)
         self._rewire(finding, stmts, plan, program, exprs)
         return finding
 
@@ -180,7 +185,8 @@ class Converter:
         dropped = plan.inits | plan.savers
         scoped = {id(stmt) for stmt in plan.scoped}
         placeholder_stmts = {i for i in plan.graph if _assigned_key(stmts[i], self_name)
-                             in plan.placeholders or _only_placeholders(stmts[i], scoped)}
+                             in plan.placeholders or _only_placeholders(stmts[i], scoped)
+                             or id(stmts[i]) in plan.made}
         return [i for i in plan.graph
                 if i not in placeholder_stmts and _assigned_key(stmts[i], self_name) not in dropped]
 
@@ -193,9 +199,12 @@ class Converter:
             # names read inside a fetched expression are read by the build function itself
             inside = {id(n) for expr, _ in exprs.get(id(call), ())
                       for n, _ in _collect(expr, self_name=plan.self_name).reads}
+            kept = plan.kept.get(id(call), ())  # a function's parameter, handed a graph name
             for node, key in _collect(target, self_name=plan.self_name).reads:
-                if id(node) not in inside and key in plan.graph_keys and key not in fetched:
+                if id(node) not in inside and key in plan.graph_keys and key not in fetched \
+                        and key not in kept:
                     fetched.append(key)
+        fetched += [key for key in plan.handed_fetches if key not in fetched]
         for _, key, _ in plan.assigns:  # variables given Python values
             if key not in fetched:
                 fetched.append(key)
@@ -254,7 +263,19 @@ class Converter:
 
         return definition
 
-    def _drop_findings_of_removed(self, finding, stmts, plan: Plan, moved, anchor) -> None:
+    def _unused_makers(self, plan: Plan) -> list:
+        """The functions that made the program's placeholders (``placeholder_inputs``) and
+        go: this program made every call of them, those calls are TensorSpecs now, and TF 2
+        could not run them."""
+        gone = []
+        for function in dict.fromkeys(plan.makers):
+            name = function.name.value
+            uses = [n for n, k in _collect(self.ctx.module).reads if k == name and n is not function.name]
+            if all(id(n) in plan.made for n in uses):
+                gone.append(function)
+        return gone
+
+    def _drop_findings_of_removed(self, finding, stmts, plan: Plan, moved, anchor, gone=()) -> None:
         """Other rules' findings on code this conversion removes go (their edits would be lost)."""
         dead: Set[int] = set()
         made = anchor.items[0].item if isinstance(anchor, cst.With) else _value(anchor)
@@ -271,7 +292,7 @@ class Converter:
                      *(item for stmt in plan.reopened for item in stmt.items),
                      *plan.removals, *(c.func for c in plan.runs), *plan.queue_runners,
                      *(f for c, _, _ in plan.assigns for f in _assign_funcs(c)),
-                     *(c.func for c, _ in plan.saves), *plan.collections, *plan.late_inits]:
+                     *(c.func for c, _ in plan.saves), *plan.collections, *plan.late_inits, *gone]:
             dead |= _ids(node)
         self.ctx.findings[:] = [f for f in self.ctx.findings if f is finding or id(f.node) not in dead]
 
@@ -281,7 +302,9 @@ class Converter:
         for call in plan.runs:
             finding.replace(call, self._run_replacement(
                 plan.program_of.get(id(call), program), self_name, self._is_method_run(call, plan),
-                exprs.get(id(call), []), self._captured))
+                exprs.get(id(call), []), self._captured, plan.kept.get(id(call), frozenset())))
+        for node, key in plan.handed_names:  # `do_eval(sess, eval_correct)`: by its graph name
+            finding.replace(node, cst.SimpleString(f'"{_plain(key)}"'))
         for node in plan.passed:  # `train(sess, 20)`: the function gets the program
             finding.replace(node, cst.parse_expression(program))
         for stmt in plan.repeated:  # graph code the program already has
@@ -390,7 +413,8 @@ class Converter:
 
     @staticmethod
     def _run_replacement(program: str, self_name: Optional[str], method: bool = False, exprs=(),
-                         captured=None):
+                         captured=None, kept=frozenset()):
+        """``kept``: names that hold graph names already (a function's parameters)."""
         def rewrite(updated: cst.Call):
             if method:  # op.run(feed_dict) / t.eval(feed_dict): the owner is the fetch
                 fetch = updated.func.value
@@ -398,13 +422,20 @@ class Converter:
             else:
                 fetch, feeds = updated.args[0].value, updated.args[1:]
             names = iter(exprs)  # the fetched expressions, in the order the fetch lists them
-            parts = [Converter._names_as_strings(fetch, self_name, names, captured)]
+            parts = [Converter._names_as_strings(fetch, self_name, names, captured, kept)]
             for a in feeds:
-                if isinstance(a.value, cst.Name):  # a proved feed dict: its keys are names now
-                    parts.append(f"**{a.value.value}")
+                if isinstance(a.value, (cst.Name, cst.Call)):  # a proved feed dict, or a function's:
+                    parts.append(f"**{code(a.value)}")  # its keys are names now
                     continue
+                handed = []  # keys that hold graph names already: one dict of them
                 for element in a.value.elements:
-                    parts.append(f"{_plain(_key(element.key, self_name))}={code(element.value)}")
+                    key = _key(element.key, self_name)
+                    if key in kept:
+                        handed.append(f"{key}: {code(element.value)}")
+                    else:
+                        parts.append(f"{_plain(key)}={code(element.value)}")
+                if handed:
+                    parts.append(f"**{{{', '.join(handed)}}}")
             return cst.parse_expression(f"{program}.run({', '.join(parts)})")
         return rewrite
 
@@ -426,22 +457,22 @@ class Converter:
         return rewrite
 
     @staticmethod
-    def _names_as_strings(fetch, self_name, exprs=iter(()), captured=None) -> str:
+    def _names_as_strings(fetch, self_name, exprs=iter(()), captured=None, kept=frozenset()) -> str:
         key = _key(fetch, self_name)
         if key is not None:
-            return f'"{_plain(key)}"'
+            return key if key in kept else f'"{_plain(key)}"'
         if not isinstance(fetch, (cst.List, cst.Tuple, cst.Dict)):  # a fetched graph expression
             original, name = next(exprs)
             if captured is not None:
                 captured[id(original)] = fetch  # the build function takes it as the fixes left it
             return f'"{name}"'
-        inner = [Converter._names_as_strings(e.value, self_name, exprs, captured) for e in fetch.elements] \
+        inner = [Converter._names_as_strings(e.value, self_name, exprs, captured, kept) for e in fetch.elements] \
             if not isinstance(fetch, cst.Dict) else None
         if isinstance(fetch, cst.List):
             return "[" + ", ".join(inner) + "]"
         if isinstance(fetch, cst.Tuple):
             return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
-        parts = [f"{code(e.key)}: {Converter._names_as_strings(e.value, self_name, exprs, captured)}"
+        parts = [f"{code(e.key)}: {Converter._names_as_strings(e.value, self_name, exprs, captured, kept)}"
                  for e in fetch.elements]
         return "{" + ", ".join(parts) + "}"
 
@@ -539,9 +570,13 @@ def _as_moved(facts, stmts) -> list:
 
 def _fetched_name(expr) -> str:
     """The build function's name for a fetched expression: ``iterator.initializer`` is
-    ``iterator_initializer``; any other expression is ``fetched``."""
+    ``iterator_initializer``, a call of the graph's own function ``G(z)`` is ``G_z``; any
+    other expression is ``fetched``."""
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name):
         return f"{expr.value.value}_{expr.attr.value}"
+    if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Name):
+        names = [a.value.value for a in expr.args if isinstance(a.value, cst.Name) and a.keyword is None]
+        return "_".join([expr.func.value, *names[:2]])
     return "fetched"
 
 

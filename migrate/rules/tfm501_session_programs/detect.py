@@ -232,7 +232,7 @@ class Detect:
                 (stmts[session_at], handed or str(why), written))
             return None
         finding = self._apply(stmts, session_at, plan, owner)
-        for stmt in [*stmts, *methods]:
+        for stmt in [*stmts, *methods, *plan.makers]:  # a placeholder function's calls made specs
             self._programs |= _ids(stmt)
         if owned:  # the object's own graph goes: its block's code now stands in the block
             graph_stmt, block = owned

@@ -54,11 +54,19 @@ class GraphMode:
         making one, or a Session form not recognised). At module level it fails on import:
         an error. Code under ``with <graph>.as_default():`` is graph code on TF2 too."""
         walked: Set[int] = set()  # blocks are shared by their entries (a module's statements)
+        functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         for stmt, why, block in self._blocked:
             for inner in block:
                 if id(inner) not in walked:
                     walked.add(id(inner))
                     self._programs |= _ids(inner)
+            # a module function the kept program calls (`x, y = placeholder_inputs(8)`) runs in
+            # its graph mode
+            for call in _collect(*block).calls:
+                if isinstance(call.func, cst.Name) and call.func.value in functions \
+                        and id(functions[call.func.value]) not in walked:
+                    walked.add(id(functions[call.func.value]))
+                    self._programs |= _ids(functions[call.func.value])
         seen, found = set(), []
         for node, functions in self._placeholders:  # recorded during the engine's walk
             owner = functions[-1] if functions else None

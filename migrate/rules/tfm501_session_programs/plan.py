@@ -40,7 +40,7 @@ class Plan:
     runs: List[cst.Call] = field(default_factory=list)        # sess.run / op.run / t.eval
     removals: List[cst.Call] = field(default_factory=list)    # initializer runs, close()
     saves: List[Tuple[cst.Call, str]] = field(default_factory=list)  # (call, "save"/"restore")
-    feed_dicts: Dict[str, cst.Dict] = field(default_factory=dict)    # proved feed dict names
+    feed_dicts: Dict[int, cst.Dict] = field(default_factory=dict)    # proved feed dicts, by id
     program_of: Dict[int, str] = field(default_factory=dict)  # call id -> the helper's parameter
     save_steps: Dict[int, str] = field(default_factory=dict)  # save id -> its global_step key
     reopened: List[cst.With] = field(default_factory=list)    # sessions that restore and go on
@@ -77,6 +77,14 @@ class Plan:
     # run id -> graph expressions it fetches (``sess.run(tf.argmax(pred, 1))``), in the order
     # the fetch lists them: each becomes a graph name of the build function
     fetch_exprs: Dict[int, List[cst.BaseExpression]] = field(default_factory=dict)
+    graph_functions: Set[str] = field(default_factory=set)  # module functions moved into the build
+    # graph values made by, and handed to, the module's functions by name (names)
+    made: Set[int] = field(default_factory=set)  # ids of `x, y = placeholder_inputs(n)` (they go), and of its `placeholder_inputs`
+    makers: List[cst.FunctionDef] = field(default_factory=list)  # those functions
+    handed_names: List[Tuple[cst.Name, str]] = field(default_factory=list)  # `do_eval(sess, acc)`'s acc
+    handed_fetches: List[str] = field(default_factory=list)  # those the function fetches
+    kept: Dict[int, Set[str]] = field(default_factory=dict)  # run id -> its function's name parameters
+    made_feeds: Set[int] = field(default_factory=set)  # feed arguments a function made (`**feed`)
 
 
 class Planner:
@@ -107,6 +115,7 @@ class Planner:
         if plan.monitored:
             plan.scaffold = self._inline_scaffold(stmts[session_at], blockers)
         self._read_graph(stmts, session_at, plan, blockers)
+        self._graph_functions = plan.graph_functions  # _graph_expression: `sess.run(G(z))`
         self._read_uses(stmts, session_at, plan, blockers)
         cluster = self._cluster(stmts, session_at)
         workers = self._sync_workers(stmts, session_at, plan) if cluster else None
@@ -150,7 +159,8 @@ class Planner:
         plan.graph += self._helper_values(stmts, region, functions, plan)
         if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
             blockers += self._supervisor_args(plan)
-        plan.graph += self._graph_helpers(stmts, functions, plan)
+        makers = {id(f) for f in plan.makers}  # they go, or stay where they are (not graph code)
+        plan.graph += self._graph_helpers(stmts, [i for i in functions if id(stmts[i]) not in makers], plan)
         plan.graph.sort()
         plan.graph_keys |= self._containers_of_graph(stmts, region, plan.graph, plan.switches,
                                                      session_at, self_name)
@@ -202,6 +212,9 @@ class Planner:
         """Read ``region``'s statements into the plan's graph; returns the functions seen."""
         self_name, session = plan.self_name, plan.session
         functions = []  # module-level functions: graph-building helpers if they read the graph
+        # a block's own names, where a made placeholder's spec is read (a module's are its globals)
+        at_module = bool(stmts) and any(s is stmts[0] for s in self.ctx.module.body)
+        self._block_binds = set() if at_module else _collect(*stmts).binds
         for i in region:
             try:
                 stmt = stmts[i]
@@ -217,6 +230,16 @@ class Planner:
                 called = self._call_name(value)
                 if called in GRAPH_SWITCHES and isinstance(stmt.body[0], cst.Expr):
                     plan.switches.append(i)
+                    continue
+                made = None if called else self._made_placeholders(
+                    stmt, self_name, plan.graph_keys, self._block_binds)
+                if made is not None:  # `images_pl, labels_pl = placeholder_inputs(batch_size)`
+                    function, placeholders = made
+                    plan.placeholders.update(placeholders)
+                    plan.graph_keys |= {k for k, _ in placeholders}
+                    plan.graph.append(i)
+                    plan.made |= {id(stmt), id(stmt.body[0].value.func)}
+                    plan.makers.append(function)
                     continue
                 if called in PLACEHOLDERS:
                     if not key:
@@ -292,13 +315,18 @@ class Planner:
             isinstance(call.func, cst.Name) and call.func.value in builders for call in c.calls)}
         read = {k for i in plan.graph for _, k in _collect(stmts[i]).reads}
         # what the rest of the block reads (not functions: they read at call time): a value
-        # the loop reads too (data a TensorFlow-using loader made) is no graph value
-        outside = {k for j, stmt in enumerate(stmts) if j not in plan.graph and j not in candidates
-                   and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))
-                   for _, k in _collect(stmt).reads}
+        # the loop reads too (data a TensorFlow-using loader made) is no graph value; one
+        # only fetched (`session.run(weights)`) or handed to a function of the module
+        # (`plot_conv_weights(weights=weights_conv1)`, see names) is, and is read so
+        rest = [stmt for j, stmt in enumerate(stmts) if j not in plan.graph and j not in candidates
+                and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
+        handed = self._fetched_or_handed(rest, plan.session, {s.name.value for s in stmts
+                                                              if isinstance(s, cst.FunctionDef)})
+        outside = {k for stmt in rest for n, k in _collect(stmt).reads if id(n) not in handed}
+        fetched = {k for stmt in rest for n, k in _collect(stmt).reads if id(n) in handed}
         while True:
             more = [i for i, c in candidates.items()
-                    if i not in found and c.binds & read and not c.binds & outside]
+                    if i not in found and c.binds & (read | fetched) and not c.binds & outside]
             if not more:
                 found.sort()
                 return found
@@ -307,13 +335,39 @@ class Planner:
                 plan.graph_keys |= candidates[i].binds
                 read |= {k for _, k in candidates[i].reads}
 
+    @staticmethod
+    def _fetched_or_handed(stmts, session, functions) -> Set[int]:
+        """Ids of the names ``stmts`` fetch with the session (``session.run(w)``,
+        ``session.run([w, b])``) or hand to a function of the module (``show(weights=w)``)."""
+        found: Set[int] = set()
+        for call in _collect(*stmts).calls:
+            func = call.func
+            if isinstance(func, cst.Attribute) and func.attr.value == "run" and call.args \
+                    and _key(func.value, None) == session:
+                fetch = call.args[0].value
+                found |= {id(n) for n in ([fetch] if isinstance(fetch, cst.Name) else
+                                          [e.value for e in fetch.elements]
+                                          if isinstance(fetch, (cst.List, cst.Tuple)) else [])
+                          if isinstance(n, cst.Name)}
+            elif isinstance(func, cst.Name) and func.value in functions:
+                found |= {id(a.value) for a in call.args if isinstance(a.value, cst.Name)}
+        return found
+
     def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
         """``def neural_net(x): ... weights['h1'] ...`` beside graph code that calls it: a
         function reading graph values, called only while the graph is built, builds graph
         itself. It moves into the build function with that code (where those values are
-        its locals' neighbours), when no call of it is left outside the graph."""
+        its locals' neighbours), when no call of it is left outside the graph but in a
+        fetch of the session (``sess.run(G(z), ...)``: TF1 built it anew there, the
+        program builds it once, see ``_graph_expression``). Its parameters' defaults count
+        as its reads (``def G(z, w=g_weights)``)."""
         found: List[int] = []
         module = _collect(self.ctx.module)  # every call and name of the module, read once
+        fetches: Set[int] = set()  # what the block's runs fetch
+        for call in _collect(*(s for i, s in enumerate(stmts) if i not in plan.graph)).calls:
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args \
+                    and _key(call.func.value, plan.self_name) == plan.session:
+                fetches |= _ids(call.args[0].value)
         while True:
             graph_ids: Set[int] = set()
             for i in plan.graph + found:
@@ -321,14 +375,18 @@ class Planner:
             more = []
             for i in functions:
                 function = stmts[i]
-                if i in found or not ({k for _, k in _collect(function.body).reads} & plan.graph_keys):
+                defaults = [p.default for p in function.params.params if p.default is not None]
+                reads = {k for _, k in _collect(function.body, *defaults).reads}
+                if i in found or not (reads & plan.graph_keys):
                     continue
                 names = [n for n, k in module.reads  # its name, but as defined
                          if k == function.name.value and n is not function.name]
                 # every use inside graph code: calls, or the function handed to graph code
                 # (a scaffold's ``init_fn=init_fn``), which then sees the graph values it reads
-                if names and all(id(n) in graph_ids for n in names):
+                if names and all(id(n) in graph_ids or id(n) in fetches for n in names) \
+                        and any(id(n) in graph_ids for n in names):
                     more.append(i)
+                    plan.graph_functions.add(function.name.value)
             if not more:
                 return found
             found += more
@@ -411,9 +469,17 @@ class Planner:
         shadowed = _shadowed(rest, named) - {_assigned_key(h) for h in plan.hoisted}
         plan.graph_keys -= shadowed  # past the graph, those names are the program's own
         plan.feed_dicts, feed_reads = self._named_feeds(rest, session, plan.placeholders, self_name)
-        helpers = {} if self_name else self._session_helpers(rest, session, named)
+        helpers, handed = ({}, None) if self_name else self._session_helpers(rest, plan, named)
         plan.passed = [n for _, _, nodes in helpers.values() for n in nodes]  # `train(sess, 20)`
         passed = {id(n) for n in plan.passed}
+        by_name: Dict[int, Set[str]] = {}  # id(function) -> the parameters handed graph names
+        if handed is not None:
+            plan.handed_names, plan.made_feeds = handed.args, handed.feeds
+            plan.handed_fetches = handed.fetched
+            passed |= {id(n) for n, _ in handed.args}
+            by_name = {id(e.function): set(e.roles) for e in handed.functions.values()}
+        self._made_feed_ids = plan.made_feeds
+        rest += [f for f, _, _ in helpers.values() if not any(f is s for s in rest)]  # the module's
         if plan.monitored:
             plan.hook_reads = self._hook_reads(stmts[session_at], rest, plan)
         plan.hook_reads += plan.supervisor_reads
@@ -424,7 +490,7 @@ class Planner:
         passed |= {id(a.value) for a in plan.session_graphs} | {
             id(n) for a in plan.session_graphs for n, _ in _collect(a.value, self_name=self_name).reads}
         for stmt in rest:
-            scope_session = session
+            scope_session, kept = session, by_name.get(id(stmt), set())
             if stmt is stmts[session_at]:
                 if not isinstance(stmt, cst.With):
                     continue
@@ -447,10 +513,10 @@ class Planner:
                 found = _collect(stmt, self_name=self_name)
             for name in sorted((found.binds & named) - {session} - shadowed):
                 blockers.append(f"graph name {name!r} is rebound after the graph is built")
-            handled = self._read_calls(found.calls, scope_session, id(stmt) in helpers, plan, blockers)
+            handled = self._read_calls(found.calls, scope_session, id(stmt) in helpers, plan, blockers, kept)
             for node, key in found.reads:
                 if id(node) in handled or id(node) in feed_reads or key in shadowed \
-                        or id(node) in passed:
+                        or id(node) in passed or key in kept:
                     continue
                 if key == scope_session:
                     blockers.append(f"the session {key!r} is used other than by run()/close()")
@@ -548,15 +614,17 @@ class Planner:
                     found.append((node, key))
         return found
 
-    def _read_calls(self, calls, session, in_helper, plan: Plan, blockers: List[str]) -> Set[int]:
+    def _read_calls(self, calls, session, in_helper, plan: Plan, blockers: List[str],
+                    kept: Set[str] = frozenset()) -> Set[int]:
         """The session's runs, initializer runs, closes and Saver calls among ``calls``,
-        recorded in the plan; returns the ids of the name reads they account for."""
+        recorded in the plan; returns the ids of the name reads they account for.
+        ``kept``: a function's parameters handed graph names (fetched and fed as they are)."""
         self_name = plan.self_name
         handled: Set[int] = set()
         for call in calls:
             try:
-                kind = self._session_call(call, session, plan.graph_keys, plan.inits, plan.savers,
-                                          plan.placeholders, self_name)
+                kind = self._session_call(call, session, plan.graph_keys | kept, plan.inits, plan.savers,
+                                          set(plan.placeholders) | kept, self_name)
             except _Blocked as why:
                 blockers.append(str(why))
                 handled |= {id(n) for n, _ in _collect(call, self_name=self_name).reads}
@@ -586,6 +654,8 @@ class Planner:
                 plan.program_of[id(call)] = session
             if kind in ("run", "run_method"):
                 plan.runs.append(call)
+                if kept:
+                    plan.kept[id(call)] = kept
                 if self._exprs:
                     plan.fetch_exprs[id(call)] = self._exprs
             elif kind == "close" and plan.monitored:
@@ -602,20 +672,26 @@ class Planner:
                 plan.saves.append((call, kind))
         return handled
 
-    def _session_helpers(self, rest, session, graph_names) -> Dict[int, tuple]:
-        """Functions of the program's block that the session is passed to
-        (``def train(sess, steps): ... sess.run(...) ... saver.save(sess, path)`` called as
-        ``train(sess, 20)``): their parameter gets the program instead, and their runs and
-        saves are converted with it. Every call of the function in the module must pass the
-        session there, and the function binds no graph name of its own. Returns
-        ``{id(function): (function, parameter, [the session arguments at the calls])}``."""
-        functions = {stmt.name.value: stmt for stmt in rest if isinstance(stmt, cst.FunctionDef)
-                     and isinstance(stmt.body, cst.IndentedBlock)}
+    def _session_helpers(self, rest, plan: Plan, graph_names):
+        """Functions the session is passed to (``def train(sess, steps): ... sess.run(...)
+        ... saver.save(sess, path)`` called as ``train(sess, 20)``): their parameter gets
+        the program instead, and their runs and saves are converted with it. Functions of
+        the program's block, and (for a program in a function) of the module. Every call
+        of the function in the module must pass the session there, from the program; the
+        function binds no graph name of its own, but for parameters it is handed graph
+        values to by name (``names``), and a module function reads none of the block's.
+        Returns ``{id(function): (function, parameter, [the session arguments at the
+        calls])}`` and the graph values handed by name."""
+        session = plan.session
+        own = {stmt.name.value: stmt for stmt in rest if isinstance(stmt, cst.FunctionDef)}
+        functions = {**{k: v for k, v in self._module_functions().items() if k not in own}, **own}
+        functions = {k: v for k, v in functions.items() if isinstance(v.body, cst.IndentedBlock)}
+        block = [s for s in rest if not isinstance(s, cst.FunctionDef)]
         if not functions:
-            return {}
+            return {}, self._handed_names(plan, block, {})
         calls = [c for c in _collect(self.ctx.module).calls
                  if isinstance(c.func, cst.Name) and c.func.value in functions]
-        found: Dict[int, tuple] = {}
+        chosen_of: Dict[str, tuple] = {}
         for name, function in functions.items():
             params = function.params
             if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg \
@@ -632,13 +708,28 @@ class Planner:
                 chosen.add(a.keyword.value if a.keyword is not None else
                            (names[index] if index < len(names) else None))
                 nodes.append(a.value)
-            if len(chosen) != 1 or None in chosen or not nodes:
+            if len(chosen) == 1 and None not in chosen and nodes and next(iter(chosen)) in names:
+                chosen_of[name] = (function, chosen.pop(), nodes)
+        sessions = {k: v[1] for k, v in chosen_of.items()}
+        for name, function in own.items():  # functions of the block that run its session itself
+            if name not in sessions and session in {k for _, k in _collect(function).reads}:
+                sessions[name] = session
+        handed = self._handed_names(plan, block, sessions)
+        inside: Set[int] = set()
+        for stmt in block:
+            inside |= _ids(stmt)
+        found: Dict[int, tuple] = {}
+        for name, (function, parameter, nodes) in chosen_of.items():
+            by_name = set(handed.functions[name].roles) if name in handed.functions else set()
+            local = {p.name.value for p in function.params.params} | _collect(function.body).binds
+            if (local & graph_names) - by_name:
                 continue
-            parameter = chosen.pop()
-            local = set(names) | _collect(function.body).binds
-            if parameter in names and not (local & graph_names):
-                found[id(function)] = (function, parameter, nodes)
-        return found
+            if name not in own:  # a module function: called from the program, reading none of its names
+                free = {k for _, k in _collect(function.body).reads} - local
+                if free & graph_names or not all(id(n) in inside for n in nodes):
+                    continue
+            found[id(function)] = (function, parameter, nodes)
+        return found, handed
 
     def _reopened(self, stmt, session, savers, inits) -> bool:
         """``with tf.Session() as sess: saver.restore(sess, path) ...`` after the program: a
@@ -846,7 +937,8 @@ class Planner:
     def _check_feeds(self, feeds, placeholders, self_name) -> None:
         if feeds:
             feed = feeds[0].value
-            if isinstance(feed, cst.Name) and feed.value in self._proved_feeds:
+            if id(feed) in self._proved_feeds \
+                    or id(feed) in self._made_feed_ids:  # `feed_dict = fill_feed_dict(...)`
                 return "run"
             if not isinstance(feed, cst.Dict):
                 raise _Blocked("a feed_dict that is neither a dict literal nor a name bound once "
@@ -858,11 +950,25 @@ class Planner:
 
     def _named_feeds(self, scopes, session, placeholders, self_name):
         """``feed = {x: a, y: b}`` then ``sess.run(..., feed_dict=feed)``: proved when the
-        name is bound exactly once, to a dict literal of placeholders, and is used only as
-        the feed of this session's runs. Returns ``{name: dict node}`` and the ids of the
-        placeholder reads in those dicts (they become parameter names)."""
+        name is bound exactly once in the block with its functions, or in one function's
+        body, to a dict literal of placeholders, and is used there only as the feed of
+        this session's runs. Returns ``{id(dict node): dict node}`` and
+        the ids of the placeholder reads in those dicts (they become parameter names); the
+        names so fed are recorded (``_proved_feeds``: the ids of those feed arguments)."""
         self._proved_feeds = set()
-        uses: Dict[str, int] = {}
+        found, reads = {}, set()
+        # the block and its functions as one (a module's `feed_dict_test = {...}` its functions
+        # feed), then each function alone (`feed_dict = {...}` bound in several of them)
+        functions = [s for s in scopes if isinstance(s, cst.FunctionDef)]
+        for group in [scopes, *([f] for f in functions)]:
+            more, more_reads = self._named_feeds_in(group, session, placeholders, self_name)
+            found.update(more)
+            reads |= more_reads
+        return found, reads
+
+    def _named_feeds_in(self, scopes, session, placeholders, self_name):
+        """``_named_feeds`` in one scope."""
+        uses: Dict[str, list] = {}
         for call in _collect(*scopes, self_name=self_name).calls:
             func = call.func
             if not (isinstance(func, cst.Attribute) and func.attr.value in ("run", "eval")):
@@ -873,7 +979,7 @@ class Planner:
             for a in (call.args[1:] if on_session else call.args[:1]):
                 if (a.keyword is None or a.keyword.value == "feed_dict") \
                         and isinstance(a.value, cst.Name):
-                    uses[a.value.value] = uses.get(a.value.value, 0) + 1
+                    uses.setdefault(a.value.value, []).append(a.value)
         if not uses:
             return {}, set()
         assigns: Dict[str, list] = {n: [] for n in uses}
@@ -896,19 +1002,21 @@ class Planner:
         for scope in scopes:
             walk(scope, Scan())
         found, reads = {}, set()
-        for name, count in uses.items():
+        for name, fed in uses.items():
+            if all(id(n) in self._proved_feeds for n in fed):
+                continue  # proved with the block
             values = assigns[name]
             # every appearance of the name: its one binding and its uses as a feed, nothing else
-            if len(values) != 1 or seen[name] != count + 1 or not isinstance(values[0], cst.Dict):
+            if len(values) != 1 or seen[name] != len(fed) + 1 or not isinstance(values[0], cst.Dict):
                 continue
             literal = values[0]
             if not all(isinstance(e, cst.DictElement) and _key(e.key, self_name) in placeholders
                        for e in literal.elements):
                 continue
-            found[name] = literal
+            found[id(literal)] = literal
+            self._proved_feeds |= {id(n) for n in fed}
             for element in literal.elements:
                 reads |= {id(n) for n, _ in _collect(element.key, self_name=self_name).reads}
-        self._proved_feeds = set(found)
         return found, reads
 
     def _fetch_keys(self, fetch, graph_keys, self_name) -> None:
@@ -1000,7 +1108,9 @@ class Planner:
             if isinstance(root, cst.Name) and root.value in graph_keys and not (
                     attribute.value is root and attribute.attr.value in GRAPH_ATTRIBUTES):
                 return False
-        # graph values, or TensorFlow alone (`tf.trainable_variables()`: the graph's variables)
+        # graph values, or TensorFlow alone (`tf.trainable_variables()`: the graph's variables),
+        # through the graph's own functions (`G(z)`)
+        tf_names |= self._graph_functions
         return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
