@@ -6,7 +6,8 @@ graph values they are handed (`plot_conv_weights(weights=weights_conv1)` runs
 bind a feed dict of the same name (`feed_dict = {x: images, ...}`), and one feeds a dict the
 script made (`feed_dict_test`). A `tf.layers.dense` layer's kernel is asked for again by
 name (`with tf.variable_scope(layer_name, reuse=True): tf.get_variable("kernel")`) and
-fetched."""
+fetched. A function builds graph code and fetches it (`prediction = tf.argmax(layer_fc, 1)`,
+then `session.run(prediction, ...)`)."""
 import numpy as np
 import tensorflow as tf
 
@@ -121,6 +122,13 @@ def print_weights(weights):
     print("DENSE_WEIGHTS", w.shape[0], w.min(), w.max())
 
 
+def predict_classes(images):
+    # graph code in the function, then fetched there (a seq2seq tutorial's translate()):
+    # TF1 added the op to its graph on every call
+    prediction = tf.argmax(layer_fc, 1)
+    return session.run(prediction, feed_dict={x: images})
+
+
 def plot_conv_layer(layer, image):
     feed_dict = {x: [image]}
     values = session.run(layer, feed_dict=feed_dict)
@@ -134,6 +142,7 @@ print_test_accuracy()
 print_accuracy()
 plot_conv_weights(weights=weights_conv1)
 print_weights(weights=weights_fc)
+print("PREDICTED", *predict_classes(test_x[:6]))
 plot_conv_layer(layer=layer_conv1, image=test_x[0])
 plot_conv_layer(layer_conv1, test_x[1])
 session.close()

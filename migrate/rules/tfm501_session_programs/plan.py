@@ -422,6 +422,41 @@ class Planner:
             plan.graph_keys.add(key)
         return hoisted
 
+    def _hoisted_from_functions(self, plan: Plan, rest) -> List[cst.SimpleStatementLine]:
+        """``prediction = tf.argmax(model, 2)`` in a function of the block that runs the
+        script's session, the name then only fetched there (golbin's seq2seq
+        ``translate(word)``): TF1 added the op to its one graph on each call; it joins the
+        build function once, under its name. Only a value of graph values and TensorFlow
+        (none of the function's own names), bound once, its name nowhere else in the
+        module."""
+        if plan.self_name:
+            return []
+        everywhere = Counter(n.value for n in nodes_of(self.ctx.module, cst.Name))
+        tf_names = {n for n, q in self.ctx.resolver.aliases.items() if q.split(".")[0] == "tensorflow"}
+        found = []
+        for function in (s for s in rest if isinstance(s, cst.FunctionDef)):
+            if plan.session not in {k for _, k in _collect(function).reads} \
+                    or not isinstance(function.body, cst.IndentedBlock):
+                continue
+            own = {p.name.value for p in function.params.params} | _collect(function.body).binds
+            fetched: Counter = Counter()
+            for call in _collect(function.body).calls:
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args \
+                        and _key(call.func.value, None) == plan.session:
+                    fetched.update(n.value for n in nodes_of(call.args[0].value, cst.Name))
+            for stmt in function.body.body:
+                key, value = _assigned_key(stmt), _value(stmt)
+                if key is None or key in plan.graph_keys or not isinstance(value, cst.BaseExpression) \
+                        or not self._uses_tf(stmt):
+                    continue
+                reads = {k for _, k in _collect(value).reads}
+                inside = sum(1 for n in nodes_of(function, cst.Name) if n.value == key)
+                if reads & plan.graph_keys and reads <= plan.graph_keys | tf_names and not reads & own \
+                        and everywhere[key] == inside == 1 + fetched[key]:
+                    found.append(stmt)
+                    plan.graph_keys.add(key)
+        return found
+
     def _late_inits(self, stmts, session_at, plan: Plan) -> List[cst.SimpleStatementLine]:
         """``init = tf.global_variables_initializer()`` made after the session (in its
         ``with`` block, or after ``sess = tf.InteractiveSession()``), then run: the program
@@ -463,6 +498,8 @@ class Planner:
         rest += methods
         plan.late_inits = self._late_inits(stmts, session_at, plan)
         plan.hoisted = self._hoisted(stmts, session_at, plan, rest)
+        from_functions = self._hoisted_from_functions(plan, rest)
+        plan.hoisted += from_functions
         gone = {id(s) for s in [*plan.hoisted, *plan.late_inits]}  # moved, or dropped
         rest = [s for s in rest if id(s) not in gone]
         named = plan.graph_keys | plan.inits | plan.savers
@@ -472,6 +509,8 @@ class Planner:
         helpers, handed = ({}, None) if self_name else self._session_helpers(rest, plan, named)
         plan.passed = [n for _, _, nodes in helpers.values() for n in nodes]  # `train(sess, 20)`
         passed = {id(n) for n in plan.passed}
+        for stmt in from_functions:  # moved out of their functions: read in the build
+            passed |= _ids(stmt)
         by_name: Dict[int, Set[str]] = {}  # id(function) -> the parameters handed graph names
         if handed is not None:
             plan.handed_names, plan.made_feeds = handed.args, handed.feeds
