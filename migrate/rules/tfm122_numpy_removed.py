@@ -11,7 +11,9 @@ from migrate.codemod.rule import Rule
 from migrate.codemod.tables import upgrade_tables
 
 REMOVED: Dict[str, dict] = upgrade_tables().get("numpy_removed", {})
-NUMPY = Needle(("numpy",), r"\bimport\s+numpy\b")
+# `import numpy as np`, also one of several (`import os, numpy as np`)
+IMPORTED = re.compile(r"\bimport\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*numpy(?:\s+as\s+(\w+))?\b")
+NUMPY = Needle(("numpy",), IMPORTED.pattern)
 NAMES = Needle(tuple(f".{n}" for n in REMOVED),
                r"\.(" + "|".join(sorted(map(re.escape, REMOVED), key=len, reverse=True)) + r")\b")
 # a replacement that is an expression of its own (`-np.inf`, `-0.0`) keeps its meaning
@@ -54,8 +56,16 @@ scores = np.zeros(3, dtype=np.float64)
 worst = -np.inf
 """
 
+    _imported: Optional[Set[str]] = None
     _aliases: Optional[Set[str]] = None
     _bound: Optional[Set[str]] = None
+
+    def _imported_as(self) -> Set[str]:
+        """The names an ``import numpy [as np]`` line may bind, read from the text (cheap:
+        most attributes this rule sees are TensorFlow's, ``tf.compat``, ``tf.math``)."""
+        if self._imported is None:
+            self._imported = {m.group(1) or "numpy" for m in IMPORTED.finditer(self.ctx.source)}
+        return self._imported
 
     def _read_module(self) -> None:
         """The names ``numpy`` is imported as, and every name the module binds (once)."""
@@ -90,7 +100,7 @@ worst = -np.inf
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         entry = REMOVED.get(node.attr.value)
-        if entry is None or not isinstance(node.value, cst.Name):
+        if entry is None or not isinstance(node.value, cst.Name) or node.value.value not in self._imported_as():
             return
         if self._aliases is None:
             self._read_module()

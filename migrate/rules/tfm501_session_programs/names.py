@@ -103,7 +103,13 @@ class Names:
     """TFM501 mixin: graph values made by, and handed to, the module's functions."""
 
     def _module_functions(self) -> Dict[str, cst.FunctionDef]:
-        return {s.name.value: s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef)}
+        """The module's functions by name (read once per file)."""
+        module = self.ctx.module
+        cached = getattr(self, "_functions_of", None)
+        if cached is None or cached[0] is not module:
+            cached = self._functions_of = (module, {s.name.value: s for s in module.body
+                                                    if isinstance(s, cst.FunctionDef)})
+        return dict(cached[1])
 
     # -- made placeholders -------------------------------------------------------------
     def _placeholder_maker(self, function: cst.FunctionDef) -> Optional[List[cst.Call]]:

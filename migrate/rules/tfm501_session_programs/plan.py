@@ -16,6 +16,7 @@ from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value)
+from .names import bound_args
 from .workers import WorkerProgram
 
 
@@ -320,7 +321,7 @@ class Planner:
         # (`plot_conv_weights(weights=weights_conv1)`, see names) is, and is read so
         rest = [stmt for j, stmt in enumerate(stmts) if j not in plan.graph and j not in candidates
                 and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
-        handed = self._fetched_or_handed(rest, plan.session, {s.name.value for s in stmts
+        handed = self._fetched_or_handed(rest, plan.session, {s.name.value: s for s in stmts
                                                               if isinstance(s, cst.FunctionDef)})
         outside = {k for stmt in rest for n, k in _collect(stmt).reads if id(n) not in handed}
         fetched = {k for stmt in rest for n, k in _collect(stmt).reads if id(n) in handed}
@@ -338,19 +339,33 @@ class Planner:
     @staticmethod
     def _fetched_or_handed(stmts, session, functions) -> Set[int]:
         """Ids of the names ``stmts`` fetch with the session (``session.run(w)``,
-        ``session.run([w, b])``) or hand to a function of the module (``show(weights=w)``)."""
+        ``session.run([w, b])``) or hand to a function of the module that fetches that
+        parameter with a session (``show(weights=w)``, ``def show(weights): ...
+        session.run(weights)``; see names)."""
+        def fetched_names(call) -> list:
+            fetch = call.args[0].value
+            return [n for n in ([fetch] if isinstance(fetch, cst.Name) else
+                                [e.value for e in fetch.elements]
+                                if isinstance(fetch, (cst.List, cst.Tuple)) else [])
+                    if isinstance(n, cst.Name)]
+
+        def is_run(call) -> bool:
+            return isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" \
+                and bool(call.args)
+
         found: Set[int] = set()
         for call in _collect(*stmts).calls:
             func = call.func
-            if isinstance(func, cst.Attribute) and func.attr.value == "run" and call.args \
-                    and _key(func.value, None) == session:
-                fetch = call.args[0].value
-                found |= {id(n) for n in ([fetch] if isinstance(fetch, cst.Name) else
-                                          [e.value for e in fetch.elements]
-                                          if isinstance(fetch, (cst.List, cst.Tuple)) else [])
-                          if isinstance(n, cst.Name)}
+            if is_run(call) and _key(func.value, None) == session:
+                found |= {id(n) for n in fetched_names(call)}
             elif isinstance(func, cst.Name) and func.value in functions:
-                found |= {id(a.value) for a in call.args if isinstance(a.value, cst.Name)}
+                function = functions[func.value]
+                given = bound_args(function, call) or {}
+                params = {p.name.value for p in function.params.params}
+                fetching = {n.value for c in _collect(function.body).calls if is_run(c)
+                            for n in fetched_names(c) if n.value in params}
+                found |= {id(v) for p, v in given.items() if p in fetching and isinstance(v, cst.Name)
+                          and any(v is a.value for a in call.args)}
         return found
 
     def _graph_helpers(self, stmts, functions, plan: Plan) -> List[int]:
