@@ -218,7 +218,7 @@ class Names:
         module = _collect(self.ctx.module)
         before = None
         while True:
-            for _ in range(len(found) + 1):  # roles handed on, as the callees' stand
+            for _ in range(len(found) + 1):  # roles handed on, as the callees' roles stand
                 for name, entry in found.items():
                     entry.roles = _roles(uses[name], found)
             result = HandedNames(found)

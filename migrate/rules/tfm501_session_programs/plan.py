@@ -580,6 +580,55 @@ class Planner:
                 elif key in plan.graph_keys | plan.inits | plan.savers:
                     blockers.append(f"graph value {key!r} is used outside sess.run()")
         plan.collections = self._collection_reads(stmts, session_at, plan)
+        undone = self._restore_undone(rest, plan)
+        if undone:
+            blockers.append(undone)
+
+    @staticmethod
+    def _restore_undone(rest, plan: Plan) -> Optional[str]:
+        """``saver.restore(sess, path)`` then ``sess.run(init)``: TF1 initialized the
+        variables again, undoing the restore. The program initializes its variables when
+        it makes them and drops the run, so it would keep the restored values: such a
+        program stays in graph mode. Not when the two are on exclusive branches of one
+        ``if`` (``if ckpt: saver.restore(...) else: sess.run(init)``)."""
+        restores = {id(call) for call, kind in plan.saves if kind == "restore"}
+        inits = {id(call) for call in plan.removals}
+        if not restores or not inits:
+            return None
+        seen: List[tuple] = []  # (restore's branches) in source order
+
+        class Order(cst.CSTVisitor):
+            def __init__(self) -> None:
+                self.branches: List[tuple] = []  # (id(if), "body"/"orelse") enclosing
+                self.undone = False
+
+            def visit_If(self, node) -> bool:
+                self.branches.append((id(node), "body"))
+                walk(node.test, self)
+                walk(node.body, self)
+                self.branches[-1] = (id(node), "orelse")
+                if node.orelse is not None:
+                    walk(node.orelse, self)
+                self.branches.pop()
+                return False
+
+            def visit_FunctionDef(self, node) -> bool:
+                return False  # a function's calls run when it is called: not this order
+
+            def visit_Call(self, node) -> None:
+                here = dict(self.branches)
+                if id(node) in restores:
+                    seen.append(here)
+                elif id(node) in inits and any(
+                        not any(branch != here.get(if_id, branch) for if_id, branch in earlier.items())
+                        for earlier in seen):
+                    self.undone = True
+
+        order = Order()
+        for stmt in rest:
+            walk(stmt, order)
+        return "variables initialized after a Saver's restore, which TF1 undid that way" \
+            if order.undone else None
 
     def _collection_reads(self, stmts, session_at, plan: Plan) -> List[cst.Call]:
         """``tf.trainable_variables()`` past the graph (parameters counted, names printed
