@@ -592,7 +592,8 @@ class Planner:
         program stays in graph mode. Not when the two are on exclusive branches of one
         ``if`` (``if ckpt: saver.restore(...) else: sess.run(init)``)."""
         restores = {id(call) for call, kind in plan.saves if kind == "restore"}
-        inits = {id(call) for call in plan.removals}
+        inits = {id(call) for call in plan.removals  # initializer runs, not `sess.close()`
+                 if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "close")}
         if not restores or not inits:
             return None
         seen: List[tuple] = []  # (restore's branches) in source order
