@@ -52,7 +52,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from shims import _names  # noqa: F401  (bound here even when the tool loaded it first)
 from shims._runner import get_or_create_layer
 from shims._checkpoint import LoadReport, load_tf1_checkpoint, tracked_variables
-from shims.program import Default, GraphProgram, SharedGraph, evaluated, op_name, towers
+from shims.program import Default, GraphProgram, SharedGraph, evaluated, op_name, tf1_graph, towers
 from shims.monitored import (MonitoredSession, MonitoredTrainingSession, SingularMonitoredSession,
                              Supervisor)
 from shims.ops import dropout
@@ -64,7 +64,7 @@ __all__ = [
     "cluster", "contrib", "estimator", "queues",
     "deterministic_random", "dropout", "evaluated", "op_name",
     "get_or_create_layer", "keras_generation", "keras_is_legacy", "legacy_layer", "load_tf1_checkpoint",
-    "require_keras", "towers", "track_tf1_style_variables", "tracked_variables",
+    "require_keras", "tf1_graph", "towers", "track_tf1_style_variables", "tracked_variables",
 ]
 
 _BY_GENERATION = ("LegacyLayer", "LegacyModule", "legacy_layer", "track_tf1_style_variables")

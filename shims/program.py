@@ -50,9 +50,14 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.data.ops import dataset_ops, iterator_ops
 from tensorflow.python.data.util import structure as _structure
+from tensorflow.python.eager import context as _context
 from tensorflow.python.framework import ops
 from tensorflow.python.ops import gen_dataset_ops, gen_summary_ops
 from tensorflow.python.ops import io_ops, resource_variable_ops, summary_ops_v2
+from tensorflow.python.ops import control_flow_util as _flow_util
+from tensorflow.python.ops import ref_variable as _ref_variable
+from tensorflow.python.ops import variables as _variables
+from tensorflow.python.ops import resource_variables_toggle as _toggle
 from tensorflow.python.ops import variable_scope as vs
 from tensorflow.python.training import checkpoint_utils as _checkpoint_utils
 from tensorflow.python.training import slot_creator as _slot_creator
@@ -449,6 +454,47 @@ def _python_object(value) -> bool:
 
 def _is_op(value) -> bool:
     return isinstance(value, tf.Operation)
+
+
+@contextlib.contextmanager
+def tf1_graph():
+    """TF1 graph mode for one part of a program that otherwise runs eagerly (a section that
+    ``tf.reset_default_graph()`` began and tf-migrate could not convert), as TF 1.15 ran it:
+    a new default graph, like the one the reset gave TF1, seeded with the seed
+    ``tf.compat.v1.set_random_seed`` set last (TF1's ``reset_default_graph();
+    set_random_seed(s)`` seeded the graph the section then built; run eagerly, that call
+    sets the process's seed). The block may reset the default graph itself (a
+    hyper-parameter search building a graph per trial). Its variables are TF 1.15's (ref
+    variables, ``tf.Variable(...)`` too, unless made with ``use_resource=True``):
+    ``graph.get_tensor_by_name("hidden1/kernel:0")`` is the variable's value and
+    ``hidden1/kernel/Assign`` its initializer, as TF1 code reads them, and ``tf.cond``
+    builds TF1's control flow (a batch norm's moving averages are assigned in its branches).
+    Eager again after the block. Yields the graph it starts with."""
+    if not tf.executing_eagerly():  # already in graph mode: a graph of its own in it
+        graph = tf.Graph()
+        graph.seed = tf.compat.v1.get_default_graph().seed
+        with graph.as_default():
+            yield graph
+        return
+    seed = _context.global_seed()
+    saved = (_toggle._DEFAULT_USE_RESOURCE, _flow_util.ENABLE_CONTROL_FLOW_V2,
+             _variables.default_variable_creator_v2)
+    _toggle._DEFAULT_USE_RESOURCE = _flow_util.ENABLE_CONTROL_FLOW_V2 = False
+    _variables.default_variable_creator_v2 = _tf1_variable
+    try:
+        with _context.graph_mode():  # the process's default graph, as TF1's
+            ops.reset_default_graph()
+            graph = ops.get_default_graph()
+            graph.seed = seed
+            yield graph
+    finally:
+        (_toggle._DEFAULT_USE_RESOURCE, _flow_util.ENABLE_CONTROL_FLOW_V2,
+         _variables.default_variable_creator_v2) = saved
+
+
+def _tf1_variable(next_creator=None, **kwargs):
+    """``tf.Variable(...)`` as TF 1.15's graph mode made it (``tf1_graph``)."""
+    return _ref_variable.default_variable_creator(None, **kwargs)
 
 
 def evaluated(value):

@@ -12,7 +12,7 @@ and arithmetic (gates in i, j, f, o order, ``forget_bias`` added to f). Under
 wrappers (``DropoutWrapper``, ``ResidualWrapper``, ``DeviceWrapper``) are TF 1.15's too: no
 scope of their own (the wrapped cell's variables keep their names), dropout only where a
 keep probability is a tensor or below 1, TF 1.15's per-tensor seeds, an LSTM state's ``c``
-never dropped.
+never dropped; ``OutputProjectionWrapper`` has a scope of its own, as in TF1.
 
 ``__all__`` is literal: tf-migrate reads it without importing TensorFlow.
 """
@@ -25,7 +25,8 @@ import tensorflow as tf
 from tensorflow.python.util import nest  # map_structure_up_to: TF1's traversal, not in tf.nest
 
 __all__ = ["RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
-           "LSTMStateTuple", "DropoutWrapper", "ResidualWrapper", "DeviceWrapper"]
+           "LSTMStateTuple", "DropoutWrapper", "ResidualWrapper", "DeviceWrapper",
+           "OutputProjectionWrapper"]
 
 v1 = tf.compat.v1
 
@@ -228,6 +229,32 @@ class MultiRNNCell(RNNCell):
                 current, new = cell(current, cell_state)
                 new_states.append(new)
         return current, tuple(new_states) if self._state_is_tuple else tf.concat(new_states, 1)
+
+
+class OutputProjectionWrapper(RNNCell):
+    """tf.contrib.rnn.OutputProjectionWrapper: a cell of its own scope
+    (``output_projection_wrapper``) running the wrapped cell in it, then TF 1.x's
+    ``_Linear`` projection of its output to ``output_size`` (``kernel``, ``bias`` starting
+    at zero), then ``activation`` if given. The state is the cell's."""
+    default_name = "output_projection_wrapper"
+
+    def __init__(self, cell, output_size, activation=None, reuse=None):
+        super().__init__(reuse=reuse)
+        if output_size < 1:
+            raise ValueError("Parameter output_size must be > 0: %d." % output_size)
+        self._cell, self._output_size, self._activation = cell, output_size, activation
+
+    state_size = property(lambda self: self._cell.state_size)
+    output_size = property(lambda self: self._output_size)
+
+    def zero_state(self, batch_size, dtype):
+        with tf.name_scope(type(self).__name__ + "ZeroState"):
+            return self._cell.zero_state(batch_size, dtype)
+
+    def call(self, inputs, state):
+        output, new_state = self._cell(inputs, state)
+        projected = _linear(output, self._output_size)
+        return (self._activation(projected) if self._activation else projected), new_state
 
 
 class _Wrapper(RNNCell):

@@ -1,6 +1,8 @@
 """shims.GraphProgram with real TensorFlow: sess.run semantics, TF1 names (as real TF 1.15
 gives them), checkpoints."""
+import contextlib
 import inspect
+import io
 import os
 import json
 import textwrap
@@ -12,6 +14,7 @@ import tf1_oracle
 
 tf = pytest.importorskip("tensorflow")
 import shims  # noqa: E402
+from tensorflow.python.ops import resource_variable_ops  # noqa: E402
 
 
 def build(x):
@@ -677,3 +680,55 @@ def test_save_and_restore_take_tf1_savers_parameters_by_their_names(tmp_path):
     program.run("train", x=np.ones((2, 3), "float32"))
     program.restore(save_path=path)
     np.testing.assert_array_equal(program.run("w"), trained)
+
+
+def test_tf1_graph_runs_a_block_in_graph_mode_on_a_graph_seeded_as_tf1s_was():
+    """`with shims.tf1_graph():` (a section TFM501 keeps in graph mode beside eager ones): a
+    new default graph while the block runs, seeded with the seed set last, which eagerly
+    is the process's (TF1's `reset_default_graph(); set_random_seed(11)` seeded the graph
+    the section built), which the block may reset again; eager again after it, and nested
+    in graph mode it takes that graph's seed."""
+    tf.compat.v1.set_random_seed(11)
+    try:
+        with shims.tf1_graph() as graph:
+            assert not tf.executing_eagerly() and tf.compat.v1.get_default_graph() is graph
+            assert graph.seed == 11
+            x = tf.compat.v1.placeholder(tf.float32, [None, 2])
+            with tf.compat.v1.Session() as sess:
+                assert sess.run(x * 2, {x: [[1, 2]]}).tolist() == [[2, 4]]
+            graph.seed = 5
+            with shims.tf1_graph() as inner:
+                assert inner is not graph and inner.seed == 5
+            tf.compat.v1.reset_default_graph()  # a search's trials, each on a new graph
+            tf.compat.v1.set_random_seed(3)
+            assert tf.compat.v1.get_default_graph() is not graph and tf.compat.v1.get_default_graph().seed == 3
+        assert tf.executing_eagerly()
+    finally:
+        tf.compat.v1.set_random_seed(None)
+
+
+def test_tf1_graph_makes_tf1s_variables(tf1_python):
+    """Under `shims.tf1_graph()` variables are TF 1.15's (ref variables, `tf.Variable(...)`
+    too): TF1 code reading `hidden1/kernel:0` or `theta:0` by name gets the variable's value
+    and finds `hidden1/kernel/Assign` (resource variables gave a handle and no such op);
+    eager code after it makes resource variables again."""
+    source = textwrap.dedent("""
+        x = tf.compat.v1.placeholder(tf.float32, [None, 2])
+        h = tf.compat.v1.layers.dense(x, 3, name="hidden1", kernel_initializer=tf.compat.v1.ones_initializer())
+        graph = tf.compat.v1.get_default_graph()
+        theta = tf.Variable(tf.ones([2, 1]), name="theta")
+        kernel = graph.get_tensor_by_name("hidden1/kernel:0")
+        assign = graph.get_operation_by_name("hidden1/kernel/Assign")
+        loss = tf.reduce_sum(tf.abs(kernel)) + tf.reduce_sum(h)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            print(json.dumps([kernel.dtype.name, assign.type, graph.get_tensor_by_name("theta:0").dtype.name,
+                              float(sess.run(loss, {x: [[1, 2]]}))]))
+    """)
+    tf1 = json.loads(tf1_oracle.run("import json\nimport tensorflow as tf\n" + source).splitlines()[-1])
+    out = io.StringIO()
+    with shims.tf1_graph(), contextlib.redirect_stdout(out):
+        exec(source, {"tf": tf, "json": json})
+    assert json.loads(out.getvalue()) == tf1
+    assert tf1[:3] == ["float32_ref", "Assign", "float32_ref"]
+    assert isinstance(tf.Variable(1.0), resource_variable_ops.ResourceVariable)

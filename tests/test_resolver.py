@@ -79,3 +79,24 @@ def test_global_declaration_does_not_shadow():
             return tf.Session()
         """)
     assert calls[-1] == "tensorflow.Session"
+
+
+def test_a_function_above_the_import_sees_the_modules_tensorflow():
+    """Notebooks define helpers in their first cell and import TensorFlow later: a function
+    body runs after the module's imports, so its `tf` is the module's (once imported twice
+    the same way); not at module level before the import, not where the name is also bound
+    to something else, and not where the function binds it itself."""
+    calls = resolve("""
+        def reset_graph():
+            tf.reset_default_graph()
+        tf.zeros([1])
+        def own(tf):
+            tf.zeros([1])
+        def other():
+            np.zeros([1])
+        import tensorflow as tf
+        import tensorflow as tf
+        import numpy as np
+        np = None
+    """)
+    assert calls == ["tensorflow.reset_default_graph", None, None, None]

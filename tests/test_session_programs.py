@@ -826,3 +826,88 @@ with tf.Session() as sess:
     print("RESUMED", step, "%.6f" % before, "%.6f" % after)
 '''
 RESUME = RESUME.replace("# MODEL\n", MODEL)
+
+
+MIXED_SECTIONS = '''"""A notebook's chapter as a script: one experiment after another, each after
+reset_graph(). The first reads its session's graph (kept in graph mode), the second only
+builds a graph, the third trains; a network function of the script serves the first and
+the third."""
+import numpy as np
+import tensorflow as tf
+
+
+def reset_graph(seed=42):
+    tf.reset_default_graph()
+    tf.set_random_seed(seed)
+    np.random.seed(seed)
+
+
+def net(X, n_hidden):
+    hidden = tf.layers.dense(X, n_hidden, activation=tf.nn.relu, name="hidden",
+                             kernel_initializer=tf.constant_initializer(0.1))
+    return tf.layers.dense(hidden, 2, name="outputs", kernel_initializer=tf.constant_initializer(-0.05))
+
+
+rng = np.random.RandomState(0)
+X_data = rng.randn(64, 3).astype(np.float32)
+labels = (X_data.dot([1.0, -2.0, 0.5]) > 0).astype(np.int32)
+
+reset_graph()
+
+X = tf.placeholder(tf.float32, shape=(None, 3), name="X")
+y = tf.placeholder(tf.int32, shape=(None), name="y")
+logits = net(X, 4)
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+training_op = tf.train.GradientDescentOptimizer(0.2).minimize(loss)
+init = tf.global_variables_initializer()
+
+with tf.Session() as sess:
+    init.run()
+    for step in range(8):
+        _, loss_val = sess.run([training_op, loss], feed_dict={X: X_data, y: labels})
+        print("kept step", step, loss_val)
+    print("graph nodes above 10:", len(sess.graph_def.node) > 10)
+
+reset_graph()
+
+X = tf.placeholder(tf.float32, shape=(None, 3), name="X")
+hidden = tf.layers.dense(X, 5, name="hidden")
+print("hidden units", hidden.shape[-1])
+
+reset_graph()
+
+X = tf.placeholder(tf.float32, shape=(None, 3), name="X")
+y = tf.placeholder(tf.int32, shape=(None), name="y")
+logits = net(X, 6)
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+training_op = tf.train.AdamOptimizer(0.05).minimize(loss)
+init = tf.global_variables_initializer()
+
+with tf.Session() as sess:
+    init.run()
+    for step in range(8):
+        _, loss_val = sess.run([training_op, loss], feed_dict={X: X_data, y: labels})
+        print("converted step", step, loss_val)
+'''
+
+
+def test_sections_after_reset_default_graph_are_programs_of_their_own(tmp_path, tf1_python):
+    """A script that starts a new graph with `reset_graph()` (`tf.reset_default_graph()`)
+    before each experiment, rebinding the same names: each section is its own program. The
+    trainable one becomes eager; the one that must stay in graph mode, and the one that only
+    builds a graph, run on a graph of their own (`with shims.tf1_graph():`), since the
+    global switch would stop the eager one; all three print what TF 1.15 printed, and a
+    second upgrade changes nothing (the function they share keeps TF1's layers)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "chapter.py").write_text(MIXED_SECTIONS)
+    done = migrate(tmp_path / "src" / "chapter.py", tmp_path / "out")
+    assert "kept in TF1 graph mode: the session 'sess' is used other than by run()/close()" in done.stdout
+    migrated = (tmp_path / "out" / "chapter.py").read_text()
+    assert migrated.count("with shims.tf1_graph():") == 2, migrated
+    assert migrated.count("shims.GraphProgram(") == 1 and "disable_eager_execution" not in migrated
+    assert migrated.count("tf.compat.v1.layers.dense(") == 3, migrated  # graph mode: TF1's layers
+    again = cli("upgrade", tmp_path / "out" / "chapter.py", "--check", "--no-cache")
+    assert again.returncode == 0, again.stdout + again.stderr
+    report = equivalent(tf1_python, tmp_path / "src" / "chapter.py", tmp_path / "out" / "chapter.py")
+    printed = [line for stream in report["streams"].values() for line in stream["lines"]]
+    assert sum(len(line["tf1"]) for line in printed) >= 16

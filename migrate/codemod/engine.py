@@ -42,6 +42,8 @@ class FileFacts:
     new_tf_alias: Optional[str] = None  # FileContext.tf: the alias given to an added TF import
     tf1_file: Optional[bool] = None  # FileContext.is_tf1_file: the file uses TF1-only APIs
     graph_mode: Optional[bool] = None  # shared.in_graph_mode: the module switches to graph mode
+    tf1_graph_calls: Optional[Set[str]] = None  # shared.in_graph_mode: functions called under shims.tf1_graph()
+    graph_resetters: Optional[Set[str]] = None  # shared.resets_graph: module functions resetting the graph
     keras_classes: Optional[Set[str]] = None  # keras_weights.keras_classes
     shim_decorated: Set[int] = field(default_factory=set)  # keras_weights.add_shim_decorator
     traced: Dict[int, Optional[cst.FunctionDef]] = field(default_factory=dict)  # traced.traced_function
@@ -77,6 +79,7 @@ class FileContext:
         self.source = source
         self.tree = tree  # CPython's ast of the source (None when it gave none)
         self.resolver = Resolver()
+        self.resolver.prescan(module)
         self.stack: List[cst.CSTNode] = []
         self.in_import = 0  # > 0 while the walk is inside an import statement
         self.findings: List[Finding] = []

@@ -41,6 +41,10 @@ class Resolver:
         self.aliases: Dict[str, str] = {}  # local name -> qualified name
         self.bindings: Dict[str, cst.CSTNode] = {}  # local name -> import statement
         self._shadowed: List[Set[str]] = []
+        # TensorFlow imports of the module, for function bodies: a function defined above the
+        # module's `import tensorflow as tf` runs after it (notebooks define their helpers
+        # first); bound by one module-level import and nothing else at module level
+        self.late: Dict[str, str] = {}
 
     # -- imports -----------------------------------------------------------
     def add_import(self, node: cst.Import) -> None:
@@ -91,9 +95,36 @@ class Resolver:
         else:
             self.aliases.pop(name, None)
 
+    def prescan(self, module: cst.Module) -> None:
+        """Reads the module-level TensorFlow imports for ``late`` (before the walk): names
+        every module-level binding of which imports the same TensorFlow name."""
+        seen: Dict[str, Set[Optional[str]]] = {}
+        for stmt in module.body:
+            smalls = stmt.body if isinstance(stmt, cst.SimpleStatementLine) else []
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                seen.setdefault(stmt.name.value, set()).add(None)
+            for small in smalls:
+                if isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    one = Resolver()
+                    if isinstance(small, cst.Import):
+                        one.add_import(small)
+                    else:
+                        one.add_import_from(small)
+                    for alias in small.names:
+                        name = alias.asname.name if alias.asname is not None else alias.name
+                        local = name.value if isinstance(name, cst.Name) else (dotted(name) or "").split(".")[0]
+                        seen.setdefault(local, set()).add(one.aliases.get(local))
+                elif isinstance(small, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+                    targets = [t.target for t in small.targets] if isinstance(small, cst.Assign) else [small.target]
+                    for target in targets:
+                        if isinstance(target, cst.Name):
+                            seen.setdefault(target.value, set()).add(None)
+        self.late = {name: next(iter(quals)) for name, quals in seen.items()
+                     if len(quals) == 1 and None not in quals}
+
     # -- scopes ------------------------------------------------------------
     def push_scope(self, local_names: Iterable[str]) -> None:
-        self._shadowed.append({n for n in local_names if n in self.aliases})
+        self._shadowed.append({n for n in local_names if n in self.aliases or n in self.late})
 
     def pop_scope(self) -> None:
         self._shadowed.pop()
@@ -107,12 +138,16 @@ class Resolver:
         root = node
         while type(root) is cst.Attribute:
             root = root.value
-        if type(root) is not cst.Name or root.value not in self.aliases:
-            return None  # most names: not bound by a TensorFlow import
+        if type(root) is not cst.Name:
+            return None
         head = root.value
+        target = self.aliases.get(head)
+        if target is None:
+            target = self.late.get(head) if self._shadowed else None  # in a function body
+            if target is None:
+                return None  # most names: not bound by a TensorFlow import
         if self.is_shadowed(head):
             return None
-        target = self.aliases[head]
         rest = dotted(node).partition(".")[2]
         name = f"{target}.{rest}" if rest else target
         # tf.compat.v2.compat.v1.X (tf_keras's spelling) is tf.compat.v1.X
@@ -124,6 +159,8 @@ class Resolver:
     def tf_alias(self) -> Optional[str]:
         """A local name bound to the ``tensorflow`` package itself, preferring ``tf``."""
         names = [n for n, q in self.aliases.items() if q == "tensorflow"]
+        if not names and self._shadowed:  # a function body: the module's import, made later
+            names = [n for n, q in self.late.items() if q == "tensorflow" and not self.is_shadowed(n)]
         if not names:
             return None
         return "tf" if "tf" in names else sorted(names)[0]

@@ -162,17 +162,62 @@ def is_graph_switch(ctx, stmt) -> bool:
             and ctx.v1(stmt.body[0].value.func) in GRAPH_SWITCHES)
 
 
+def resets_graph(ctx, stmt) -> bool:
+    """Is ``stmt`` a call of ``tf.reset_default_graph()``, or of a module function whose body
+    calls it at its top level (``reset_graph()`` in many tutorials)? What follows builds a
+    new graph: TF1 layer names, variable names and programs start again (TFM201, TFM501)."""
+    call = _called(stmt)
+    if call is None:
+        return False
+    if ctx.v1(call.func) == "tf.reset_default_graph":
+        return True
+    if ctx.facts.graph_resetters is None:  # by the name called: read once, wherever the walk is
+        ctx.facts.graph_resetters = {
+            f.name.value for f in ctx.module.body if isinstance(f, cst.FunctionDef)
+            and isinstance(f.body, cst.IndentedBlock) and any(
+                (c := _called(s)) is not None and isinstance(c.func, cst.Attribute)
+                and c.func.attr.value == "reset_default_graph" for s in f.body.body)} \
+            if "reset_default_graph" in ctx.source else set()
+    return isinstance(call.func, cst.Name) and call.func.value in ctx.facts.graph_resetters
+
+
+def _called(stmt) -> Optional[cst.Call]:
+    """The call a statement of one expression makes (``f(x)``), else None."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Call):
+        return stmt.body[0].value
+    return None
+
+
+TF1_GRAPH = "shims.tf1_graph"  # a block TFM501 keeps in TF1 graph mode on a graph of its own
+
+
+def is_tf1_graph(node) -> bool:
+    """``with shims.tf1_graph():``: its block is TF1 graph code (TFM501 put it there)."""
+    return isinstance(node, cst.With) and any(
+        isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+        and isinstance(item.item.func.value, cst.Name) and item.item.func.value.value == "shims"
+        and item.item.func.attr.value == "tf1_graph" for item in node.items)
+
+
 def in_graph_mode(ctx) -> bool:
     """Does the code being visited run in TF1 graph mode: the module, or a block that
     encloses it (a function's body, an ``if`` or ``elif`` branch: TFM501 switches a program
     kept in graph mode on where it starts), switches graph mode on as a statement of its
-    own? There TF1's functional layers are right as they are (their variables, UPDATE_OPS
-    and dropout streams are TF1's); Keras objects are for eager code."""
+    own, or is it under ``with shims.tf1_graph():`` (or in a function called there)? There
+    TF1's functional layers are right as they are (their variables, UPDATE_OPS and dropout
+    streams are TF1's); Keras objects are for eager code."""
     if ctx.facts.graph_mode is None:
         ctx.facts.graph_mode = any(is_graph_switch(ctx, s) for s in ctx.module.body)
     if ctx.facts.graph_mode:
         return True
+    if ctx.facts.tf1_graph_calls is None:  # a module function called in such a block runs there
+        ctx.facts.tf1_graph_calls = {
+            call.func.value for block in nodes_of(ctx.module, cst.With) if is_tf1_graph(block)
+            for call in nodes_of(block.body, cst.Call) if isinstance(call.func, cst.Name)} \
+            if "tf1_graph" in ctx.source else set()
     return any(type(node) is cst.IndentedBlock and any(is_graph_switch(ctx, s) for s in node.body)
+               or is_tf1_graph(node) or type(node) is cst.FunctionDef and node.name.value in ctx.facts.tf1_graph_calls
                for node in ctx.stack)
 
 

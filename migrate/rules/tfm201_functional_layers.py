@@ -10,6 +10,7 @@ from migrate.codemod.cstutil import (
     call,
     code,
     fresh_name,
+    is_chain_part,
     names_read,
     nodes_of,
     string_value,
@@ -17,7 +18,7 @@ from migrate.codemod.cstutil import (
 from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
 from migrate.codemod.resolver import local_names
 from migrate.codemod.rule import Rule
-from migrate.codemod.shared import in_graph_mode
+from migrate.codemod.shared import in_graph_mode, resets_graph
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
@@ -89,7 +90,11 @@ dropped; `reuse` is expressed by sharing one object.
   and loadable from the TF1 checkpoint. Keras methods on this route get
   `@shims.track_tf1_style_variables`.
 - At module level (eager scripts) one object is created before its first use and reused
-  by every call with the same name.
+  by every call with the same name, until `tf.reset_default_graph()` starts a new graph
+  (a layer named as one before it is then another layer, as in TF1).
+- A functional layer passed as a function (`partial(tf.layers.batch_normalization,
+  training=training)`, `mp(tf.layers.dense, ...)`) is TF1's layer, `tf.compat.v1.layers.*`:
+  called in graph mode or in a GraphProgram's build it makes TF1's variables.
 
 For Keras 3 (`upgrade --keras 3`): `batch_normalization` becomes
 `shims.keras3.BatchNormalization` (TF 1.15's arithmetic, a tensor `training`, UPDATE_OPS;
@@ -123,6 +128,33 @@ def encoder(x):
         self._classes: dict = {}  # id(classdef) -> layers to add to its __init__
         self._tf_bound = None  # module names bound to TensorFlow values (a Session script's)
 
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if len(self.ctx.stack) == 2 and resets_graph(self.ctx, node):
+            self._module_layers = {}  # a new graph: TF1's layer names start again, and a
+            self._tf1_names = {}      # layer named as one before it is another layer
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """``partial(tf.layers.batch_normalization, training=training)``, ``layer =
+        tf.layers.dense``: the function itself, called later with the inputs. No Keras object
+        stands in for every call it makes: it is TF1's functional layer,
+        ``tf.compat.v1.layers`` (TF1's variables where it is called in graph mode or in a
+        GraphProgram's build)."""
+        parent = self.ctx.parent()
+        if self.ctx.in_import or is_chain_part(node, parent) \
+                or isinstance(parent, cst.Call) and parent.func is node:
+            return
+        name = self.ctx.v1(node)
+        if not name or not name.startswith("tf.layers.") or name[len("tf.layers."):] not in LAYERS:
+            return
+        function = name[len("tf.layers."):]
+        self._tf1_layer(node, node, function, (
+            f"tf.layers.{function} passed as a function: its TF2 form, tf.compat.v1.layers.{function}, "
+            "exists in tf_keras only (not Keras 3); call a Keras layer object instead, or migrate this "
+            "file for Keras 2"), (
+            f"tf.layers.{function} passed as a function is tf.compat.v1.layers.{function} in TF2: TF1's "
+            "variables where it is called in graph mode or a GraphProgram's build (elsewhere in eager "
+            "code, new weights at every call)"))
+
     def visit_Call(self, node: cst.Call) -> None:
         name = self.ctx.v1(node.func)
         if not name or not name.startswith("tf.layers."):
@@ -141,21 +173,29 @@ def encoder(x):
         keeps TF1's functional layer as ``tf.compat.v1.layers``: a Keras object there
         registers no UPDATE_OPS (batch norm's moving statistics never update) and draws
         other dropout masks."""
-        root = node.func
+        self._tf1_layer(node, node.func, function, (
+            f"tf.layers.{function} in TF1 graph mode: its TF2 form, tf.compat.v1.layers.{function}, "
+            "exists in tf_keras only (not Keras 3); migrate this file for Keras 2 (without --keras 3) "
+            "or make it eager"), (
+            f"tf.layers.{function} is tf.compat.v1.layers.{function} in TF2 graph mode (TF1's "
+            "variables, UPDATE_OPS and dropout masks)"))
+
+    def _tf1_layer(self, node, name_node, function: str, keras3: str, message: str) -> None:
+        """``name_node`` (``tf.layers.<function>``) becomes TF1's own layer,
+        ``tf.compat.v1.layers.<function>`` (tf_keras has it; for Keras 3 the ``keras3``
+        error instead); nothing where it already is (``import tensorflow.compat.v1 as tf``)."""
+        root = name_node
         while isinstance(root, cst.Attribute):
             root = root.value
         through_v1 = isinstance(root, cst.Name) and \
             self.ctx.resolver.aliases.get(root.value, "").startswith("tensorflow.compat.v1")
-        if through_v1 or "compat" in code(node.func):
-            return  # already TF1's layer in TF2 (`import tensorflow.compat.v1 as tf`)
-        if self.ctx.target.keras == 3:
-            self.report(node, f"tf.layers.{function} in TF1 graph mode: its TF2 form, "
-                              f"tf.compat.v1.layers.{function}, exists in tf_keras only (not Keras 3); "
-                              "migrate this file for Keras 2 (without --keras 3) or make it eager")
+        if through_v1 or "compat" in code(name_node):
             return
-        finding = self.report(node, f"tf.layers.{function} is tf.compat.v1.layers.{function} in TF2 "
-                                    "graph mode (TF1's variables, UPDATE_OPS and dropout masks)")
-        finding.replace(node.func, self.ctx.tf(finding, f"compat.v1.layers.{function}"))
+        if self.ctx.target.keras == 3:
+            self.report(node, keras3)
+            return
+        finding = self.report(node, message)
+        finding.replace(name_node, self.ctx.tf(finding, f"compat.v1.layers.{function}"))
         finding.add_import("import shims")  # tf_keras: tf.compat.v1.layers exists there only
 
     # -- conversion ----------------------------------------------------------------

@@ -1,6 +1,7 @@
 """TFM501: graph-then-Session programs -> eager TF2 (shims.GraphProgram).
 
-The rule works in stages, one file each: ``detect`` finds programs, ``plan`` reads one
+The rule works in stages, one file each: ``detect`` finds programs (``sections`` cuts a
+block where it resets the default graph, and keeps the sections that stay), ``plan`` reads one
 into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects handed
 their script's session, ``objects`` model objects a script runs, ``names`` graph values made
 by and handed to the module's functions), ``convert`` rewrites it (and
@@ -24,12 +25,13 @@ from .handed import Handed
 from .names import Names
 from .objects import Objects
 from .plan import Planner
+from .sections import Sections
 from .syntax import PLACEHOLDERS, reset_collect_cache
 from .towers import Towers
 from .workers import Workers
 
 
-class SessionPrograms(Detect, Handed, Objects, Names, Planner, Converter, Towers, Workers, GraphMode, Rule):
+class SessionPrograms(Detect, Sections, Handed, Objects, Names, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -85,6 +87,14 @@ converts the program, in a module or a function body, to eager TF2:
   `shims.cluster.SyncReplicasOptimizer` lets the strategy average the workers' gradients
   every step, as the chief's queue did. Other cluster programs (asynchronous ones, backup
   workers, TF1's queues and tokens used by hand) keep running on their cluster in graph mode.
+
+- a block that starts a new graph with `tf.reset_default_graph()` (or a function of the
+  module calling it: `reset_graph()`), as notebooks and scripts running one experiment
+  after another do, rebinding the same names: each section is a program of its own
+  (`build_graph`, `build_graph_1`, ...). A section that stays in graph mode beside
+  converted ones, or only builds a graph, runs under `with shims.tf1_graph():` (a new
+  graph, TF 1.15's variables), not under the global switch, which would stop the converted
+  sections running eagerly.
 
 Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
 session passed elsewhere, a graph name rebound later, a monitored session, ...), the
@@ -172,6 +182,7 @@ print(program.run("loss", x=data))
         same kind of session was converted: its scripts must stay, so the others must too."""
         self._programs: Set[int] = set()  # nodes of the programs converted or kept in graph mode
         self._blocked: List[tuple] = []    # (session statement, why, its block): kept in graph mode
+        self._own_graph_sections: dict = {}  # id(first statement) -> a section not converted (sections)
         self._switched_owners: Set[int] = set()  # functions (the module) _fallback switched whole
         # classes handed their script's session, converted with it (handed)
         self._handed_shapes: dict = {}

@@ -10,7 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of, walk
-from migrate.codemod.shared import DATASET_ITERATOR_METHODS
+from migrate.codemod.shared import DATASET_ITERATOR_METHODS, is_tf1_graph
 
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
@@ -38,7 +38,14 @@ class Detect:
         for stmt in body:
             if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
                 self._class(stmt)
-        self._block(body, owner, [])
+        sections = self._sections(body)
+        converted = []
+        for at, section in enumerate(sections):
+            after = [s for later in sections[at + 1:] for s in later]
+            converted.append(self._block(section, owner, [], after=after) is not None)
+        if len(sections) > 1 and any(converted):  # a kept section runs on a graph of its own
+            self._own_graph_sections.update((id(section[0]), section) for section, done
+                                            in zip(sections, converted) if not done)
         for stmt in body:
             if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
                 self._blocks(list(stmt.body.body), stmt)
@@ -119,7 +126,7 @@ class Detect:
             defaults = [item for item in stmt.items if isinstance(item.item, cst.Call)
                         and isinstance(item.item.func, cst.Attribute)
                         and item.item.func.attr.value == "as_default"]
-            if not defaults or self._fresh_graph(stmt):
+            if (not defaults or self._fresh_graph(stmt)) and not is_tf1_graph(stmt):
                 blocks.append(list(stmt.body.body))
         elif isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
             blocks.append(list(stmt.body.body))
@@ -185,6 +192,8 @@ class Detect:
         for call in _collect(stmt).calls:
             if isinstance(call.func, cst.Attribute) and call.func.attr.value in DATASET_ITERATOR_METHODS:
                 return True  # `dataset.make_initializable_iterator()`: TFM109 makes it tf.compat.v1
+            if _shims_contrib(call.func):  # tf.contrib as migrated (a second run reads it the same)
+                return True
             name = self._tfname(call.func) or "tf.examples."
             if name.partition("tf.examples.")[0] and name not in PYTHON_SIDE \
                     and not name.startswith(PYTHON_SIDE_MODULES):
@@ -192,9 +201,10 @@ class Detect:
         return False
 
     # -- a block: a module, a function body, or a class's __init__ with its methods -------
-    def _block(self, stmts, owner, methods, self_name=None, outside=None, written=None):
+    def _block(self, stmts, owner, methods, self_name=None, outside=None, written=None, after=()):
         """Converts the block's program, or records why not; the finding of a conversion.
-        ``written``: the block as written, where ``stmts`` reads a build method into it."""
+        ``written``: the block as written, where ``stmts`` reads a build method into it;
+        ``after``: the block's later sections (see ``sections``)."""
         written = stmts if written is None else written
         stmts, owned = self._owned_graph(stmts, methods, self_name)
         self._supervisors = [s for s in stmts if self._call_name(_value(s)) == SUPERVISOR]
@@ -223,6 +233,9 @@ class Detect:
                 used = self._used_from_outside(outside, plan)
                 if used:
                     raise _Blocked(f"the object's {used!r} is used from outside the class")
+            why = self._section_blocker(stmts, session_at, plan, after)
+            if why:
+                raise _Blocked(why)
         except _NotAProgram:
             return None
         except _Blocked as why:
@@ -336,3 +349,13 @@ class Detect:
 
         walk(self.ctx.module, Find())
         return found[0] if found else None
+
+
+def _shims_contrib(func) -> bool:
+    """``shims.contrib.<...>``: tf.contrib as TFM115 migrated it (tf-slim), graph code."""
+    while isinstance(func, cst.Attribute):
+        if isinstance(func.value, cst.Name) and func.value.value == "shims":
+            return func.attr.value == "contrib"
+        func = func.value
+    return False
+

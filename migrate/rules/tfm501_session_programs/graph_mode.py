@@ -7,9 +7,9 @@ from typing import Optional, Set
 import libcst as cst
 
 from migrate.codemod.cstutil import code
-from migrate.codemod.shared import is_graph_switch, uses_keras
+from migrate.codemod.shared import is_graph_switch, is_tf1_graph, uses_keras
 
-from .syntax import PLACEHOLDERS, _collect, _ids
+from .syntax import _collect, _ids
 
 
 class GraphMode:
@@ -18,6 +18,7 @@ class GraphMode:
     # -- programs that stay in graph mode -------------------------------------------------
     def _fallback(self, module: cst.Module) -> None:
         blocked = self._blocked
+        self._graph_sections({id(block[0]) for _, _, block in blocked})
         if not blocked:
             return
         text = self.ctx.source
@@ -27,15 +28,21 @@ class GraphMode:
             # what the user must do stays a finding after --write: report-only
             self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
                               "convert it by hand or restructure it for TFM501")
+            if id(block[0]) in self._own_graph_sections:  # other sections of its block run eagerly
+                self._graph_mode_names(block, module)
+                self._on_own_graph(stmt, block)
+                continue
             block = self._graph_block(module, block)
             self._graph_mode_names(block, module)
-            if explicit:
-                continue
+            if explicit or self._own_graph_sections:  # a switch would stop the converted sections
+                continue  # running eagerly: a function kept here runs in its caller's graph
             where = self._switch_place(module, block)
             if where is None or id(where[0]) in switched:
                 continue
             anchor, after = where
             switched.add(id(anchor))
+            if after and any(anchor is top for top in module.body):  # after the import: the module's
+                self._switched_owners.add(id(module))                  # graph code all runs in graph mode
             finding = self.report(stmt, "graph-mode switch added (tf.compat.v1.disable_eager_execution()"
                                         " where the Session program starts) so it runs on TF2")
             switch = cst.parse_statement(
@@ -108,7 +115,8 @@ class GraphMode:
         for stmt in region:
             inside |= _ids(stmt)
         for found in [f for f in self.ctx.findings if id(f.node) in inside and f.fixable
-                      and f.code in ("TFM110", "TFM201")]:
+                      and f.code in ("TFM110", "TFM201")
+                      and not (f.code == "TFM201" and not isinstance(f.node, cst.Call))]:  # TF1's already
             name = self.ctx.v1(found.node.func if isinstance(found.node, cst.Call) else found.node)
             if found.code == "TFM110" and (name or "").startswith("tf.train."):
                 node, why = found.node, "the program runs in graph mode, in TF's own session"
@@ -161,7 +169,7 @@ class GraphMode:
         "__main__":``, at the start of that block, so importing the module (a library, a
         test) does not flip the whole process to graph mode."""
         first = block[0]
-        if first is not module.body[0]:  # a function's or a compound statement's block
+        if not any(first is s for s in module.body):  # a function's or a compound statement's block
             doc = isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and \
                 isinstance(first.body[0], cst.Expr) and isinstance(first.body[0].value, cst.SimpleString)
             return (first, True) if doc and len(block) > 1 else (first, False)
@@ -188,6 +196,7 @@ def _under_statement(module: cst.Module, first) -> bool:
 
 
 def _makes_default(node: cst.With) -> bool:
-    """``with <anything>.as_default():``: code under it builds that graph, on TF2 too."""
-    return any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
+    """``with <anything>.as_default():`` (or ``with shims.tf1_graph():``): code under it
+    builds that graph, on TF2 too."""
+    return is_tf1_graph(node) or any(isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
                and item.item.func.attr.value == "as_default" for item in node.items)

@@ -18,7 +18,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of, walk
 
-from .syntax import PLACEHOLDERS, _collect, _ids, _key
+from .syntax import PLACEHOLDERS, _collect, _ids, feed_dict_of, fetched_elements, is_run
 
 # argument expressions a made placeholder's spec may take in place of the parameter: no
 # calls (the function call that evaluated them once is gone), nothing bound or awaited
@@ -319,22 +319,18 @@ class _Uses(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value == "run" and self.session \
-                and isinstance(func.value, cst.Name) and func.value.value == self.session and node.args:
-            fetch = node.args[0].value
-            for element in ([fetch] if isinstance(fetch, cst.Name) else
-                            [e.value for e in fetch.elements] if isinstance(fetch, (cst.List, cst.Tuple)) else []):
-                self._role(element, "fetch")
-            for i, a in enumerate(node.args[1:], 1):
-                if (a.keyword.value if a.keyword else ("feed_dict" if i == 1 else None)) != "feed_dict":
-                    continue
-                if isinstance(a.value, cst.Dict):
-                    self._fed.add(id(a.value))
-                    for e in a.value.elements:
-                        if isinstance(e, cst.DictElement):
-                            self._role(e.key, "key")
-                elif isinstance(a.value, cst.Name):
-                    self._fine[a.value.value] = self._fine.get(a.value.value, 0) + 1
+        if self.session and is_run(node, self.session):
+            if isinstance(node.args[0].value, (cst.Name, cst.List, cst.Tuple)):
+                for element in fetched_elements(node):
+                    self._role(element, "fetch")
+            feed = feed_dict_of(node)
+            if isinstance(feed, cst.Dict):
+                self._fed.add(id(feed))
+                for e in feed.elements:
+                    if isinstance(e, cst.DictElement):
+                        self._role(e.key, "key")
+            elif isinstance(feed, cst.Name):
+                self._fine[feed.value] = self._fine.get(feed.value, 0) + 1
         elif isinstance(func, cst.Name) and func.value in self.functions:
             params = simple_params(self.functions[func.value]) or []
             names = [p.name.value for p in params]
@@ -427,19 +423,14 @@ class _Feeds(cst.CSTVisitor):
             self._bound.setdefault(node.targets[0].target.value, []).append(id(value))
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "run"
-                and isinstance(func.value, cst.Name) and func.value.value == self.session):
+        if not (self.session and is_run(node, self.session)):
             return
-        for i, a in enumerate(node.args[1:], 1):
-            if (a.keyword.value if a.keyword else ("feed_dict" if i == 1 else None)) != "feed_dict":
-                continue
-            if isinstance(a.value, cst.Name):
-                self._fed.setdefault(a.value.value, []).append(id(a.value))
-            elif isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) \
-                    and a.value.func.value in self.makers:
-                self.calls.add(id(a.value))
-                self.args.add(id(a.value))
+        feed = feed_dict_of(node)
+        if isinstance(feed, cst.Name):
+            self._fed.setdefault(feed.value, []).append(id(feed))
+        elif isinstance(feed, cst.Call) and isinstance(feed.func, cst.Name) and feed.func.value in self.makers:
+            self.calls.add(id(feed))
+            self.args.add(id(feed))
 
     def visit_Arg(self, node: cst.Arg) -> bool:
         return _skip_keyword(self, node)

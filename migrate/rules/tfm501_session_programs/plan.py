@@ -15,7 +15,8 @@ from migrate.codemod.shared import GRAPH_SWITCHES
 from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
-                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value)
+                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value,
+                     fetched_elements, is_run)
 from .names import bound_args
 from .workers import WorkerProgram
 
@@ -97,8 +98,11 @@ class Planner:
         session = self._session_stmt(stmts[session_at], self_name)
         scopes = [*stmts[session_at:], *methods]
         calls = _collect(*scopes, self_name=self_name).calls
-        if not any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "run"
-                   and _key(c.func.value, self_name) == session for c in calls):
+        default = isinstance(stmts[session_at], cst.With)  # `t.eval()` runs the block's session
+        if not any(isinstance(c.func, cst.Attribute) and (
+                c.func.attr.value == "run" and _key(c.func.value, self_name) == session
+                or default and c.func.attr.value == "eval" and isinstance(c.func.value, cst.Name))
+                for c in calls):
             handed = next((c for c in calls if _runs_it_there(c)
                            and any(_key(a.value, self_name) == session for a in c.args)), None)
             if handed is not None:  # `GAN(sess, ...)` of another module: it runs the session there
@@ -305,7 +309,10 @@ class Planner:
         function builds with TensorFlow is graph too, as TF1 made it in the one graph (its variable trained by
         ``minimize()``, saved and initialised with the others). Left outside, it would be an
         eager variable the program's optimizer never sees."""
-        builders = {stmts[i].name.value for i in functions if self._uses_tf(stmts[i])}
+        # (a function only defining and returning another, `max_norm_regularizer(1.0)`,
+        # builds nothing when called: its value is a Python function)
+        builders = {stmts[i].name.value for i in functions if any(
+            self._uses_tf(s) for s in stmts[i].body.body if not isinstance(s, (cst.FunctionDef, cst.ClassDef)))}
         found: List[int] = []
         if not builders:
             return found
@@ -343,20 +350,12 @@ class Planner:
         parameter with a session (``show(weights=w)``, ``def show(weights): ...
         session.run(weights)``; see names)."""
         def fetched_names(call) -> list:
-            fetch = call.args[0].value
-            return [n for n in ([fetch] if isinstance(fetch, cst.Name) else
-                                [e.value for e in fetch.elements]
-                                if isinstance(fetch, (cst.List, cst.Tuple)) else [])
-                    if isinstance(n, cst.Name)]
-
-        def is_run(call) -> bool:
-            return isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" \
-                and bool(call.args)
+            return [n for n in fetched_elements(call) if isinstance(n, cst.Name)]
 
         found: Set[int] = set()
         for call in _collect(*stmts).calls:
             func = call.func
-            if is_run(call) and _key(func.value, None) == session:
+            if is_run(call, session):
                 found |= {id(n) for n in fetched_names(call)}
             elif isinstance(func, cst.Name) and func.value in functions:
                 function = functions[func.value]
@@ -380,8 +379,7 @@ class Planner:
         module = _collect(self.ctx.module)  # every call and name of the module, read once
         fetches: Set[int] = set()  # what the block's runs fetch
         for call in _collect(*(s for i, s in enumerate(stmts) if i not in plan.graph)).calls:
-            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args \
-                    and _key(call.func.value, plan.self_name) == plan.session:
+            if is_run(call, plan.session, plan.self_name):
                 fetches |= _ids(call.args[0].value)
         while True:
             graph_ids: Set[int] = set()
@@ -456,8 +454,7 @@ class Planner:
             own = {p.name.value for p in function.params.params} | _collect(function.body).binds
             fetched: Counter = Counter()
             for call in _collect(function.body).calls:
-                if isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args \
-                        and _key(call.func.value, None) == plan.session:
+                if is_run(call, plan.session):
                     fetched.update(n.value for n in nodes_of(call.args[0].value, cst.Name))
             for stmt in function.body.body:
                 key, value = _assigned_key(stmt), _value(stmt)

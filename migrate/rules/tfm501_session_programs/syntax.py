@@ -62,6 +62,8 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.ConfigProto", "tf.GPUOptions", "tf.RunOptions", "tf.RunMetadata",
                "tf.train.latest_checkpoint", "tf.train.get_checkpoint_state",
                "tf.train.ChiefSessionCreator",
+               # a new default graph: no graph code (what follows it is, see sections._sections)
+               "tf.reset_default_graph",
                # a cluster's description and its task's server: the process's, not the graph's
                "tf.train.ClusterSpec", "tf.train.Server"}
 PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_",
@@ -362,3 +364,26 @@ def _saver_options(call: cst.Call) -> List[str]:
     """What of a program Saver's arguments its saves keep: ``max_to_keep=`` (its list of
     every variable is the program's own)."""
     return [code(a) for a in call.args if a.keyword is not None and a.keyword.value == "max_to_keep"]
+
+
+def is_run(call: cst.Call, session: Optional[str] = None, self_name: Optional[str] = None) -> bool:
+    """``<x>.run(fetches, ...)`` with its fetches given; with ``session``, run by that key."""
+    return isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and bool(call.args) \
+        and (session is None or _key(call.func.value, self_name) == session)
+
+
+def fetched_elements(call: cst.Call) -> list:
+    """What a run fetches at its top level: the fetch, or the elements of a fetched list or
+    tuple (``sess.run([train_op, loss])``)."""
+    fetch = call.args[0].value
+    if isinstance(fetch, (cst.List, cst.Tuple)):
+        return [e.value for e in fetch.elements]
+    return [fetch]
+
+
+def feed_dict_of(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """A run's ``feed_dict`` (by keyword, or its second positional argument), else None."""
+    for i, a in enumerate(call.args[1:], 1):
+        if (a.keyword.value if a.keyword else ("feed_dict" if i == 1 else None)) == "feed_dict":
+            return a.value
+    return None

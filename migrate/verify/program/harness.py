@@ -20,7 +20,8 @@ of tf-migrate's: it reports through files named in its configuration.
   program's graph, or each Estimator train/evaluate/predict call's), so a second model
   (a fine-tuning run starting from a pre-trained checkpoint) starts from its own.
 - Final values: a Session's variables when it closes (or at exit), and every
-  GraphProgram's at exit, merged by TF1 name.
+  GraphProgram's at exit, merged by TF1 name (where a script builds one graph after
+  another with the same names, the graph made last wins, Session or program alike).
 - Step time: every ``Session.run`` / ``GraphProgram.run`` call is timed.
 - Unseeded randomness: numpy's global random state and Python's ``random`` start from the
   same seed on every side, and ``numpy.random.seed(None)`` reseeds from it (TF 1.x's MNIST
@@ -68,7 +69,16 @@ _same_randomness()
 
 state = {"covered": {}, "graphs": [], "saved": {}, "init": None, "final": {}, "runs": [], "first_run": None,
          "loaded": [], "unloaded": [], "init_names": [], "busy": False, "programs": [],
-         "sessions": [], "tf_version": None, "skipped": []}
+         "sessions": [], "tf_version": None, "skipped": [], "order": []}
+
+
+def _merge_final(owner, values):
+    """Final values by TF1 name, the graph made last winning where names repeat (a script
+    building one graph after another reuses them), whether a Session or a program ran it."""
+    rank = next((i for i, o in enumerate(state["order"]) if o is owner), len(state["order"]))
+    for name, array in values.items():
+        if name not in state["final"] or state["final"][name][0] <= rank:
+            state["final"][name] = (rank, array)
 
 
 def _numeric(value):
@@ -213,6 +223,7 @@ def _patch_sessions(tf_module):
             state["first_run"] = started - _t0
         if self not in state["sessions"]:
             state["sessions"].append(self)
+            state["order"].append(self)
         if cfg["init_action"] and _initialized(self.graph) is None:
             variables = self.graph.get_collection("variables")
             if variables:
@@ -229,7 +240,7 @@ def _patch_sessions(tf_module):
             return
         state["busy"] = True
         try:
-            state["final"].update(_values(session, run, _firsts(session.graph.get_collection("variables"))))
+            _merge_final(session, _values(session, run, _firsts(session.graph.get_collection("variables"))))
         finally:
             state["busy"] = False
 
@@ -257,6 +268,7 @@ def _patch_programs(program_lib):
     """shims.GraphProgram: initial values when its variables are created, timed runs."""
     def on_build(program):
         state["programs"].append(program)
+        state["order"].append(program)
         variables = program.global_variables()
         if cfg["init_action"] == "load" and variables:
             # programs built into one shims.SharedGraph are the one TF1 graph they were
@@ -342,10 +354,10 @@ def _finish():
             for variable in program.global_variables():
                 array = _numeric(variable.numpy())
                 if array is not None:
-                    state["final"][program.name_of(variable)] = array
+                    _merge_final(program, {program.name_of(variable): array})
         except Exception:
             continue
-    np.savez(cfg["final"], **state["final"])
+    np.savez(cfg["final"], **{name: array for name, (_, array) in state["final"].items()})
     if state["tf_version"] is None and "tensorflow" in sys.modules:
         state["tf_version"] = getattr(sys.modules["tensorflow"], "__version__", None)
     meta = {key: state[key] for key in ("init", "runs", "first_run", "loaded", "unloaded",
