@@ -181,6 +181,13 @@ def resets_graph(ctx, stmt) -> bool:
     return isinstance(call.func, cst.Name) and call.func.value in ctx.facts.graph_resetters
 
 
+def graph_loop(ctx, stmt) -> bool:
+    """A ``for``/``while`` loop whose body starts a new graph (``tf.reset_default_graph()``):
+    each pass builds a graph of its own (a search's trials)."""
+    return isinstance(stmt, (cst.For, cst.While)) and isinstance(stmt.body, cst.IndentedBlock) \
+        and any(resets_graph(ctx, s) for s in stmt.body.body)
+
+
 def _called(stmt) -> Optional[cst.Call]:
     """The call a statement of one expression makes (``f(x)``), else None."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \

@@ -18,7 +18,7 @@ from migrate.codemod.cstutil import (
 from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
 from migrate.codemod.resolver import local_names
 from migrate.codemod.rule import Rule
-from migrate.codemod.shared import in_graph_mode, resets_graph
+from migrate.codemod.shared import graph_loop, in_graph_mode, resets_graph
 
 _COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
            "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
@@ -335,7 +335,8 @@ def encoder(x):
         else:
             keras = ctx.tf(finding, f"keras.layers.{keras_class}")
 
-        if func is None and hoistable:  # module level: one object, created before first use
+        if func is None and hoistable and not self._in_graph_loop():  # module level: one object,
+            # created before first use (not where each pass of a loop starts a new graph)
             self._module_route(finding, node, function, keras, build, literal_name)
             return
         if func is not None and \
@@ -361,6 +362,11 @@ def encoder(x):
             return call(get, call_args)
 
         finding.replace(node, replace_shim)
+
+    def _in_graph_loop(self) -> bool:
+        """Is the call in a loop whose body starts a new graph (``tf.reset_default_graph()``,
+        a search's trials)? Each pass has layers of its own there, as TF1 built them anew."""
+        return any(graph_loop(self.ctx, node) for node in self.ctx.stack)
 
     def _tf1_used(self, scope: str) -> set:
         return self._tf1_names.setdefault(scope, set())

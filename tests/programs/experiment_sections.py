@@ -105,3 +105,25 @@ with tf.Session() as sess:
     B_val_2 = B.eval(feed_dict={A: [[4, 5, 6], [7, 8, 9]]})
 
 print("B", B_val_1, B_val_2)
+
+best = None
+for trial, learning_rate in enumerate([0.01, 0.1, 0.5]):
+    reset_graph()
+    X = tf.placeholder(tf.float32, shape=(None, n_inputs), name="X")
+    y = tf.placeholder(tf.int32, shape=(None), name="y")
+    hidden1 = tf.layers.dense(X, 5, name="hidden1", activation=tf.nn.relu,
+                              kernel_initializer=tf.constant_initializer(0.2))
+    logits = tf.layers.dense(hidden1, 2, name="outputs", kernel_initializer=tf.constant_initializer(-0.1))
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+    training_op = tf.train.GradientDescentOptimizer(learning_rate).minimize(loss)
+    init = tf.global_variables_initializer()
+    with tf.Session() as sess:
+        init.run()
+        for epoch in range(3):
+            for X_batch, y_batch in shuffle_batch(X_train, y_train, 30):
+                sess.run(training_op, feed_dict={X: X_batch, y: y_batch})
+        loss_val = loss.eval(feed_dict={X: X_train, y: y_train})
+    print("trial", trial, "learning rate", learning_rate, "loss", loss_val)
+    if best is None or loss_val < best[1]:
+        best = (learning_rate, loss_val)
+print("best learning rate", best[0], "loss", best[1])

@@ -91,7 +91,8 @@ converts the program, in a module or a function body, to eager TF2:
 - a block that starts a new graph with `tf.reset_default_graph()` (or a function of the
   module calling it: `reset_graph()`), as notebooks and scripts running one experiment
   after another do, rebinding the same names: each section is a program of its own
-  (`build_graph`, `build_graph_1`, ...). A section that stays in graph mode beside
+  (`build_graph`, `build_graph_1`, ...), as is the body of a loop each pass of which
+  starts a new graph (a search's trials). A section that stays in graph mode beside
   converted ones, or only builds a graph, runs under `with shims.tf1_graph():` (a new
   graph, TF 1.15's variables), not under the global switch, which would stop the converted
   sections running eagerly.

@@ -10,7 +10,7 @@ from typing import Optional
 import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of, walk
-from migrate.codemod.shared import DATASET_ITERATOR_METHODS, is_tf1_graph
+from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
@@ -114,7 +114,9 @@ class Detect:
         """The statement lists of a compound statement that a program may live in. A
         ``with`` that makes another graph the default is not one (converted code inside it
         would build that graph instead of running eagerly), except a fresh anonymous
-        ``tf.Graph().as_default()``, which the conversion removes."""
+        ``tf.Graph().as_default()``, which the conversion removes. A loop's body is one where
+        it starts a new graph (``tf.reset_default_graph()``): each pass is a program of its
+        own, as each pass built a graph of its own in TF1."""
         blocks = []
         if isinstance(stmt, cst.If):
             branch = stmt
@@ -130,6 +132,8 @@ class Detect:
                 blocks.append(list(stmt.body.body))
         elif isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
             blocks.append(list(stmt.body.body))
+        elif graph_loop(self.ctx, stmt):
+            blocks.append(list(stmt.body.body))  # a search's trial, each on a new graph (sections)
         return blocks
 
     # -- helpers -----------------------------------------------------------------------

@@ -10,7 +10,8 @@ from typing import Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.shared import TF1_GRAPH, resets_graph
+from migrate.codemod.cstutil import nodes_of
+from migrate.codemod.shared import TF1_GRAPH, graph_loop, resets_graph
 
 from .convert import _as_moved
 from .plan import Plan
@@ -29,8 +30,10 @@ class Sections:
         """The block cut where it starts a new graph: before each statement that calls
         ``tf.reset_default_graph()``, or a function of the module doing so first thing
         (``reset_graph()`` in many tutorials). Scripts and notebooks that run one experiment
-        after another rebind the same graph names in each; each section is its own program."""
-        cuts = [i for i, stmt in enumerate(body) if i and resets_graph(self.ctx, stmt)]
+        after another rebind the same graph names in each; each section is its own program.
+        A loop each pass of which starts a new graph (a search's trials) is a section too (its
+        body holds the programs, see ``detect._inner_blocks``)."""
+        cuts = [i for i, stmt in enumerate(body) if i and (resets_graph(self.ctx, stmt) or graph_loop(self.ctx, stmt))]
         bounds = [0, *cuts, len(body)]
         return [body[a:b] for a, b in zip(bounds, bounds[1:])]
 
@@ -110,6 +113,8 @@ class Sections:
             inside: Set[int] = set()
             for stmt in section:
                 inside |= _ids(stmt)
+            if inside & self._programs:  # a program converted in it (a search loop's trials)
+                continue
             made = next((node for node, _ in self._placeholders if id(node) in inside), None) \
                 or next((stmt for stmt in section if self._session_stmt(stmt)), None)
             what = self._call_name(made) if isinstance(made, cst.Call) else "a Session running no program"
@@ -154,8 +159,9 @@ class Sections:
 def _read_before_bound(stmts, live: set) -> Optional[str]:
     """The first of the ``live`` names ``stmts`` read, in order, before binding it anew
     (``live`` loses the names they bind). Statements run in order, ``with`` blocks too;
-    a name a loop, branch or ``try`` binds may not be bound, and what a function or class
-    reads is read when it is called: any such read counts."""
+    a loop's or branch's body is read in order too, but what it binds may not be bound
+    after it, and what a ``try``, a function or a class reads (a function's when it is
+    called) counts wherever it is."""
     for stmt in stmts:
         if not live:
             return None
@@ -177,6 +183,15 @@ def _read_before_bound(stmts, live: set) -> Optional[str]:
             live -= {k for item in stmt.items if item.asname is not None
                      for k in {_key(item.asname.name, None)}}
             hit = _read_before_bound(list(stmt.body.body), live)
+            if hit is not None:
+                return hit
+        elif isinstance(stmt, (cst.For, cst.While, cst.If)) and isinstance(stmt.body, cst.IndentedBlock) \
+                and getattr(stmt, "orelse", None) is None:
+            head = stmt.iter if isinstance(stmt, cst.For) else stmt.test
+            hit = next((k for _, k in _collect(head).reads if k in live), None)
+            if hit is None:  # the body in order (the first pass: later ones read its own names)
+                bound = {n.value for n in nodes_of(stmt.target, cst.Name)} if isinstance(stmt, cst.For) else set()
+                hit = _read_before_bound(list(stmt.body.body), set(live) - bound)
             if hit is not None:
                 return hit
         else:
