@@ -380,7 +380,8 @@ def _keras3_updates(graph):
 @contextlib.contextmanager
 def _layer_builds(layer_class, graph):
     """Keep the name scope and variable scope each Keras layer is first built in, in this
-    step graph (``_tf1_layer_key`` names its weights as TF1's ``tf.layers`` did)."""
+    step graph (``_tf1_layer_key`` names its weights as TF1's ``tf.layers`` did), and put
+    the regularization losses of each layer called there in REGULARIZATION_LOSSES."""
     original = layer_class._maybe_build
 
     def _maybe_build(layer, arg):
@@ -396,11 +397,44 @@ def _layer_builds(layer_class, graph):
         finally:
             builds.pop()
 
-    layer_class._maybe_build = _maybe_build
+    call = layer_class.__call__
+
+    def __call__(layer, *args, **kwargs):
+        outputs = call(layer, *args, **kwargs)
+        if ops.get_default_graph() is graph:
+            _regularization_losses(graph, layer)
+        return outputs
+
+    layer_class._maybe_build, layer_class.__call__ = _maybe_build, __call__
     try:
         yield
     finally:
-        layer_class._maybe_build = original
+        layer_class._maybe_build, layer_class.__call__ = original, call
+
+
+_REGULARIZED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # step graph -> layer ids
+
+
+def _regularization_losses(graph, layer) -> None:
+    """A Keras layer's weight regularization losses land in REGULARIZATION_LOSSES once per
+    step graph, as TF1's ``tf.layers`` put them there when the layer made its variables
+    (``tf.losses.get_regularization_loss()`` read them): a Keras layer computes them only
+    when its ``losses`` are read. TF1's own layers (``tf.compat.v1.layers``) add theirs."""
+    if getattr(layer, "_keras_style", True) is False or not layer.built:
+        return
+    done = _REGULARIZED.setdefault(graph, set())
+    if id(layer) in done:
+        return
+    done.add(id(layer))
+    callables = getattr(layer, "_callable_losses", None)
+    if callables is not None:  # tf_keras: a regularizer per weight, called when read
+        losses = [loss() for loss in callables]
+    else:  # Keras 3: its regularizers over its own weights
+        losses = [w.regularizer(getattr(w, "value", w)) for w in getattr(layer, "_trainable_variables", ())
+                  if getattr(w, "regularizer", None) is not None]  # (TF1's take the tf.Variable)
+    for loss in losses:
+        if loss is not None:
+            graph.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
 
 
 @contextlib.contextmanager
