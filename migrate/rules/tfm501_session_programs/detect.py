@@ -103,7 +103,7 @@ class Detect:
                         if self._call_name(c) in SESSIONS and any(
                             a.keyword is not None and a.keyword.value == "graph"
                             and _key(a.value, self_name) == key for a in c.args)]
-            scope = self.ctx.module if self_name is None else cst.IndentedBlock(
+            scope = self._local_scope(stmts[0]) if self_name is None else cst.IndentedBlock(
                 body=[*stmts, *methods])
             mentions = sum(1 for _, k in _collect(scope, self_name=self_name).reads if k == key)
             if mentions != 2 + len(sessions):  # bound, made the default, given to sessions
@@ -112,6 +112,17 @@ class Detect:
             flat = [*stmts[:i], *stmts[i + 1:blocks[0]], *block.body.body, *stmts[blocks[0] + 1:]]
             return flat, (stmt, block)
         return stmts, None
+
+    def _local_scope(self, stmt):
+        """Where a name ``stmt`` binds lives: the body of the innermost function holding it
+        (``def train(): graph = tf.Graph() ...``: its locals, which reading the module as a
+        whole leaves out), else the module."""
+        found = None
+        for function in nodes_of(self.ctx.module, cst.FunctionDef):
+            if isinstance(function.body, cst.IndentedBlock) and id(stmt) in _ids(function.body) \
+                    and (found is None or id(function) in _ids(found.body)):
+                found = function
+        return self.ctx.module if found is None else found.body
 
     def _inner_blocks(self, stmt) -> list:
         """The statement lists of a compound statement that a program may live in. A

@@ -20,6 +20,7 @@ from .syntax import _collect, _ids, _key
 # reads of TF1's default graph as a whole (its tensors by name, its collections)
 GRAPH_READS = ("tf.get_default_graph", "tf.get_collection", "tf.get_collection_ref")
 BY_NAME = ("get_tensor_by_name", "get_operation_by_name")
+COLLECTIONS = ("tf.get_collection", "tf.get_collection_ref")
 
 
 class Sections:
@@ -39,7 +40,8 @@ class Sections:
 
     def _graph_read_after(self, stmts, session_at, plan: Plan) -> Optional[str]:
         """``tf.get_default_graph().get_tensor_by_name(...)``, ``tf.get_collection(...)`` in
-        a statement after the session's (a notebook looking at what it built), or a lookup
+        a statement after the session's (a notebook looking at what it built), a collection
+        read in the session's block (``for var in tf.get_collection(...)``), or a lookup
         by name in the graph code (``W1 = graph.get_tensor_by_name("hidden1/kernel:0")``):
         the name called, else None. Graph code that joins the program (hoisted) is not such
         a read."""
@@ -55,6 +57,12 @@ class Sections:
                 name = self._call_name(call)
                 if name in GRAPH_READS:
                     return name
+        session = stmts[session_at]  # in the session's block: a collection read as the graph's
+        for inner in session.body.body if isinstance(session, cst.With) else ():
+            if id(inner) not in joined:
+                for call in _collect(inner).calls:
+                    if self._call_name(call) in COLLECTIONS:
+                        return self._call_name(call)
         return None
 
     def _meta_graph_read(self, plan: Plan, after) -> Optional[str]:
