@@ -6,6 +6,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of
 from migrate.codemod.keras_weights import is_keras_class
+from migrate.codemod.resolver import dotted
 
 # -- Keras methods (TFM301, TFM302, TFM303, TFM304) -------------------------------
 CALL_METHODS = {"call", "__call__"}
@@ -202,9 +203,7 @@ TF1_GRAPH = "shims.tf1_graph"  # a block TFM501 keeps in TF1 graph mode on a gra
 def is_tf1_graph(node) -> bool:
     """``with shims.tf1_graph():``: its block is TF1 graph code (TFM501 put it there)."""
     return isinstance(node, cst.With) and any(
-        isinstance(item.item, cst.Call) and isinstance(item.item.func, cst.Attribute)
-        and isinstance(item.item.func.value, cst.Name) and item.item.func.value.value == "shims"
-        and item.item.func.attr.value == "tf1_graph" for item in node.items)
+        isinstance(item.item, cst.Call) and dotted(item.item.func) == TF1_GRAPH for item in node.items)
 
 
 def in_graph_mode(ctx) -> bool:

@@ -13,10 +13,7 @@ from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from .plan import Plan
-
-# graph changes a regularizer may make besides computing its loss (see _lazy_regularizer)
-SIDE_EFFECTS = {"tf.add_to_collection", "tf.add_to_collections", "tf.assign", "tf.assign_add", "tf.assign_sub"}
-from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
+from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SIDE_EFFECTS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
 
 
@@ -394,10 +391,9 @@ class Detect:
 
 
 def _shims_contrib(func) -> bool:
-    """``shims.contrib.<...>``: tf.contrib as TFM115 migrated it (tf-slim), graph code."""
+    """``shims.contrib.<...>``: tf.contrib as TFM105 migrated it (tf-slim), graph code."""
     while isinstance(func, cst.Attribute):
         if isinstance(func.value, cst.Name) and func.value.value == "shims":
             return func.attr.value == "contrib"
         func = func.value
     return False
-

@@ -188,8 +188,7 @@ def _read_before_bound(stmts, live: set) -> Optional[str]:
             hit = next((k for item in stmt.items for _, k in _collect(item.item).reads if k in live), None)
             if hit is not None:
                 return hit
-            live -= {k for item in stmt.items if item.asname is not None
-                     for k in {_key(item.asname.name, None)}}
+            live -= {_key(item.asname.name, None) for item in stmt.items if item.asname is not None}
             hit = _read_before_bound(list(stmt.body.body), live)
             if hit is not None:
                 return hit

@@ -350,13 +350,15 @@ def _finish():
         if "final_of" in state:
             state["final_of"](session)
     for program in state["programs"]:
+        values = {}
         try:
             for variable in program.global_variables():
                 array = _numeric(variable.numpy())
                 if array is not None:
-                    _merge_final(program, {program.name_of(variable): array})
+                    values[program.name_of(variable)] = array
         except Exception:
-            continue
+            pass  # the values read so far count
+        _merge_final(program, values)
     np.savez(cfg["final"], **{name: array for name, (_, array) in state["final"].items()})
     if state["tf_version"] is None and "tensorflow" in sys.modules:
         state["tf_version"] = getattr(sys.modules["tensorflow"], "__version__", None)
