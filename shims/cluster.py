@@ -18,7 +18,11 @@ A *synchronous* program (``tf.train.SyncReplicasOptimizer``) is converted instea
 its ``tf.train.Server`` becomes ``MultiWorker``, which starts no server of its own and gives
 the program ``tf.distribute.MultiWorkerMirroredStrategy`` over the cluster's workers
 (``GraphProgram.on_workers``); its ``SyncReplicasOptimizer`` is the one here, whose
-gradients the strategy averages across the workers every step.
+gradients the strategy averages across the workers every step. An *asynchronous* program in
+the same form (no ``SyncReplicasOptimizer``) is converted too: its server becomes
+``ParameterServers``, which gives the chief ``tf.distribute.ParameterServerStrategy`` and a
+coordinator scheduling the program's steps on the workers
+(``GraphProgram.on_parameter_servers``).
 
 ``tf_config_flag`` lets such a program take its cluster from ``TF_CONFIG``, as cluster
 managers set it, where it took flags (``--ps_hosts``, ``--worker_hosts``, ``--job_name``,
@@ -27,9 +31,13 @@ the command line still win.
 """
 from __future__ import annotations
 
+import atexit
+import ctypes
 import json
 import os
+import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -37,10 +45,10 @@ from typing import List, Optional, Tuple
 
 import tensorflow as tf
 
-from shims import _replicas
+from shims import _coordinated, _replicas
 
-__all__ = ["CLUSTER_FLAGS", "MultiWorker", "Server", "SyncReplicasOptimizer", "lost_task_seconds",
-           "tf_config_flag"]
+__all__ = ["CLUSTER_FLAGS", "MultiWorker", "ParameterServers", "Server", "SyncReplicasOptimizer",
+           "lost_task_seconds", "tf_config_flag"]
 
 DEFAULT_SECONDS = 60.0
 _PROBE_SECONDS = 2.0  # how long one connection attempt may take
@@ -78,7 +86,55 @@ class Server(tf.distribute.Server):
 
 
 
-class MultiWorker:
+class _Task:
+    """A task of a TF1 cluster, read from what made its ``tf.train.Server`` (a
+    ``ClusterSpec``, dict or ``ServerDef``, the job name and task index): its cluster, its
+    job and index, and the workers in TF1's order (the ``chief``/``master`` task first, as
+    worker 0, then the ``worker`` tasks)."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None):
+        kind = type(self).__name__
+        if isinstance(server_or_cluster_def, tf.train.ServerDef):
+            definition = server_or_cluster_def
+            cluster = tf.train.ClusterSpec(definition.cluster)
+            job_name = job_name or definition.job_name
+            task_index = definition.task_index if task_index is None else task_index
+            protocol = protocol or definition.protocol or None
+        else:
+            cluster = tf.train.ClusterSpec(server_or_cluster_def)
+        jobs = cluster.jobs
+        if job_name is None:
+            if len(jobs) != 1:
+                raise ValueError(f"{kind}: give job_name (the cluster has several jobs)")
+            job_name = jobs[0]
+        if job_name not in jobs:
+            raise ValueError(f"{kind}: job {job_name!r} is not in the cluster ({', '.join(jobs)})")
+        self.cluster_spec, self.job_name = cluster, job_name
+        self.task_index = int(task_index or 0)
+        self.protocol = protocol or "grpc"
+        leaders = [job for job in ("chief", "master") if job in jobs]
+        self.workers = [address for job in (*leaders, "worker") if job in jobs
+                        for address in cluster.job_tasks(job)]
+        tasks = cluster.job_tasks(job_name)
+        if not 0 <= self.task_index < len(tasks):
+            raise ValueError(f"{kind}: task {self.task_index} of job {job_name!r}, which has "
+                             f"{len(tasks)} task(s)")
+        self.address = tasks[self.task_index]
+        self.worker_index = self.workers.index(self.address) \
+            if job_name in (*leaders, "worker") else None
+
+    @property
+    def target(self) -> str:
+        """The session target: this process (the strategy connects the tasks)."""
+        return ""
+
+    @property
+    def is_chief(self) -> bool:
+        """Worker 0 (the ``chief`` or ``master`` task, else ``worker`` 0) writes the checkpoints."""
+        return self.worker_index == 0
+
+
+class MultiWorker(_Task):
     """The task of a synchronous TF1 cluster program (``SyncReplicasOptimizer``) on TF 2's
     ``tf.distribute.MultiWorkerMirroredStrategy``, made from what made its
     ``tf.train.Server`` (the same arguments: a ``ClusterSpec``, dict or ``ServerDef``, the
@@ -94,44 +150,7 @@ class MultiWorker:
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
                  config=None, start=True):
-        if isinstance(server_or_cluster_def, tf.train.ServerDef):
-            definition = server_or_cluster_def
-            cluster = tf.train.ClusterSpec(definition.cluster)
-            job_name = job_name or definition.job_name
-            task_index = definition.task_index if task_index is None else task_index
-            protocol = protocol or definition.protocol or None
-        else:
-            cluster = tf.train.ClusterSpec(server_or_cluster_def)
-        jobs = cluster.jobs
-        if job_name is None:
-            if len(jobs) != 1:
-                raise ValueError("MultiWorker: give job_name (the cluster has several jobs)")
-            job_name = jobs[0]
-        if job_name not in jobs:
-            raise ValueError(f"MultiWorker: job {job_name!r} is not in the cluster ({', '.join(jobs)})")
-        self.cluster_spec, self.job_name = cluster, job_name
-        self.task_index = int(task_index or 0)
-        self.protocol = protocol or "grpc"
-        leaders = [job for job in ("chief", "master") if job in jobs]
-        self.workers = [address for job in (*leaders, "worker") if job in jobs
-                        for address in cluster.job_tasks(job)]
-        tasks = cluster.job_tasks(job_name)
-        if not 0 <= self.task_index < len(tasks):
-            raise ValueError(f"MultiWorker: task {self.task_index} of job {job_name!r}, which has "
-                             f"{len(tasks)} task(s)")
-        self.address = tasks[self.task_index]
-        self.worker_index = self.workers.index(self.address) \
-            if job_name in (*leaders, "worker") else None
-
-    @property
-    def target(self) -> str:
-        """The session target: this process (the strategy connects the workers)."""
-        return ""
-
-    @property
-    def is_chief(self) -> bool:
-        """Worker 0 (the ``chief`` or ``master`` task, else ``worker`` 0) writes the checkpoints."""
-        return self.worker_index == 0
+        super().__init__(server_or_cluster_def, job_name, task_index, protocol)
 
     def join(self) -> None:
         """A parameter server's ``server.join()``: under the strategy the workers hold the
@@ -168,6 +187,133 @@ class MultiWorker:
 
 
 _STRATEGY: dict = {}  # the process's MultiWorkerMirroredStrategy (TensorFlow allows one)
+
+CHIEF_GONE_SECONDS = 3.0  # how long a worker waits for the chief's tasks to come back
+
+
+class ParameterServers(_Task):
+    """The task of an asynchronous TF1 cluster program (parameter servers, no
+    ``SyncReplicasOptimizer``) on TF 2's ``tf.distribute.ParameterServerStrategy``, made
+    from what made its ``tf.train.Server`` (the same arguments).
+
+    TF1's workers each ran their own training loop against the variables on the parameter
+    servers. In TF 2 one coordinator drives them: the chief (worker 0) runs the program's
+    loop and schedules each step on a free worker (``GraphProgram.on_parameter_servers``);
+    the variables stay on the parameter servers, and each step applies its gradients there
+    without waiting for the others. So:
+
+    - a ``ps`` task serves the variables (:meth:`join`, for ever, as TF1's did);
+    - a worker other than the chief serves the chief's steps: its server starts here, and
+      the program's ``on_parameter_servers`` does not return there; the task ends (exit
+      status 0) once the chief's tasks are gone, as a TF1 worker ended with training;
+    - the chief coordinates, and runs worker 0 beside itself (a child process serving the
+      chief's own address, so the cluster keeps the workers it had).
+
+    The loop's data are the chief's: each step takes the batch the chief's loop fed, where
+    each TF1 worker fed its own."""
+
+    def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
+                 config=None, start=True):
+        super().__init__(server_or_cluster_def, job_name, task_index, protocol)
+        self.ps = list(self.cluster_spec.job_tasks("ps")) if "ps" in self.cluster_spec.jobs else []
+        if not self.ps:
+            raise ValueError("ParameterServers: the cluster has no ps job (a TF1 program with "
+                             "replica_device_setter kept its variables on parameter servers)")
+        self._server = None
+        if start and (job_name == "ps" or not self.is_chief):
+            self._start()
+
+    def _tf2_cluster(self) -> dict:
+        return {"ps": self.ps, "worker": self.workers}
+
+    def _start(self) -> None:
+        if self._server is None:
+            job, index = ("ps", self.task_index) if self.job_name == "ps" else ("worker", self.worker_index)
+            self._server = tf.distribute.Server(tf.train.ClusterSpec(self._tf2_cluster()), job_name=job,
+                                                task_index=index, protocol=self.protocol, start=True)
+
+    def join(self) -> None:
+        """A parameter server's ``server.join()``: it serves the variables until it is
+        stopped, as TF1's did. A worker serves the chief's steps (:meth:`serve`)."""
+        if self.job_name != "ps":
+            self.serve()
+        self._start()
+        self._server.join()
+
+    def serve(self) -> None:
+        """A worker other than the chief: run the steps the chief schedules, until the chief's
+        tasks are gone (then this process ends, exit status 0)."""
+        if self.job_name == "ps" or self.is_chief:
+            raise RuntimeError(f"ParameterServers.serve(): /job:{self.job_name}/task:{self.task_index} "
+                               "is not a worker the chief schedules steps on")
+        self._start()
+        sys.stderr.write(f"tf-migrate: /job:{self.job_name}/task:{self.task_index} runs the steps the "
+                         "chief schedules (tf.distribute.ParameterServerStrategy) until the chief ends\n")
+        sys.stderr.flush()
+        seen, gone_since = False, None
+        while True:
+            time.sleep(0.5)
+            if _reachable(self.workers[0]):
+                seen, gone_since = True, None
+                continue
+            if seen:
+                gone_since = gone_since or time.monotonic()
+                if time.monotonic() - gone_since >= CHIEF_GONE_SECONDS:
+                    sys.stderr.write(f"tf-migrate: the chief ({self.workers[0]}) has ended; "
+                                     f"/job:{self.job_name}/task:{self.task_index} ends\n")
+                    sys.stderr.flush()
+                    os._exit(0)  # TensorFlow's server threads never return
+
+    def coordinated(self):
+        """The chief's ``ParameterServerStrategy`` and ``ClusterCoordinator`` over the
+        cluster's parameter servers and workers (worker 0 started beside this process),
+        made once per process."""
+        if not self.is_chief:
+            raise RuntimeError(f"ParameterServers.coordinated(): /job:{self.job_name}/task:"
+                               f"{self.task_index} is not the chief")
+        key = (tuple(self.ps), tuple(self.workers))
+        if _COORDINATED.get("key") not in (None, key):
+            raise RuntimeError("ParameterServers: this process already coordinates another cluster")
+        if "coordinated" not in _COORDINATED:
+            _worker_zero(self._tf2_cluster(), self.protocol)
+            resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+                tf.train.ClusterSpec(self._tf2_cluster()), rpc_layer=self.protocol)
+            strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
+            coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+            _COORDINATED.update(key=key, coordinated=_coordinated.Coordinated(
+                strategy, coordinator, self.ps, self.workers))
+        return _COORDINATED["coordinated"]
+
+
+_COORDINATED: dict = {}  # the chief's strategy and coordinator (one per process)
+
+
+def _worker_zero(cluster: dict, protocol: str) -> None:
+    """Worker 0's server, in a child process of the chief that ends with it (the chief's own
+    process is the coordinator, which TensorFlow does not let serve as a worker too)."""
+    code = ("import json, os, sys\n"
+            "os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '2')\n"
+            "import tensorflow as tf\n"
+            "cluster, protocol = json.loads(sys.argv[1]), sys.argv[2]\n"
+            "tf.distribute.Server(tf.train.ClusterSpec(cluster), job_name='worker', task_index=0,\n"
+            "                     protocol=protocol, start=True).join()\n")
+    child = subprocess.Popen([sys.executable, "-c", code, json.dumps(cluster), protocol],
+                             stdin=subprocess.DEVNULL, preexec_fn=_die_with_parent)
+    atexit.register(_end, child)
+
+
+def _die_with_parent() -> None:
+    """In the child: SIGKILL when the parent dies (Linux), so worker 0 never outlives the chief."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass  # elsewhere atexit ends it
+
+
+def _end(child) -> None:
+    if child.poll() is None:
+        child.kill()
+        child.wait()
 
 
 class SyncReplicasOptimizer(_replicas.WrappedOptimizer):

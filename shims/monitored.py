@@ -44,7 +44,7 @@ from typing import Any, Optional
 
 import tensorflow as tf
 
-from shims import _replicas
+from shims import _coordinated, _replicas
 from shims._saving import CheckpointSaver
 from shims.estimator.hooks import (ChiefSessionCreator, HookRunner, check_hook, check_scaffold,
                                    scaffold_init, scaffold_keep)
@@ -129,20 +129,30 @@ class MonitoredTrainingSession:
         try:
             out: Any = self._program.run({"fetches": fetches, "hooks": asked} if asked else
                                          {"fetches": fetches}, **feeds)
+            results = dict(out.get("hooks", {}))
+            if after:
+                step = self._global_step()
+                results.update({i: step for i in after})
+            if self._saver is not None:  # TF1's chief saver hook comes before the program's hooks
+                self._saver.after_step(self._global_step())
         except _replicas.LOST_WORKER_ERRORS as error:
-            if self._program.strategy is None or _replicas.workers(self._program.strategy) == 1:
+            lost = self._lost(error)
+            if lost is None:
                 raise
             self._closed = True  # no final checkpoint: the others may be mid-step
-            raise _replicas.worker_lost(error, self._checkpoint_dir,
-                                        "shims.MonitoredTrainingSession") from None
-        results = dict(out.get("hooks", {}))
-        if after:
-            step = self._global_step()
-            results.update({i: step for i in after})
-        if self._saver is not None:  # TF1's chief saver hook comes before the program's hooks
-            self._saver.after_step(self._global_step())
+            raise lost from None
         self._hooks.after_run(results)
         return out["fetches"]
+
+    def _lost(self, error) -> Optional[RuntimeError]:
+        """The error a cluster's lost task gives (see ``_replicas.worker_lost`` and
+        ``_coordinated.server_lost``), or None for a program on one process."""
+        program, runner = self._program, "shims.MonitoredTrainingSession"
+        if program.parameter_servers is not None:
+            return _coordinated.server_lost(error, program.parameter_servers, self._checkpoint_dir, runner)
+        if program.strategy is None or _replicas.workers(program.strategy) == 1:
+            return None
+        return _replicas.worker_lost(error, self._checkpoint_dir, runner)
 
     def should_stop(self) -> bool:
         return self._hooks.context.stop_requested or self._closed

@@ -480,10 +480,35 @@ def _quiet(again: bool):
         yield
 
 
+def _by_tf1_names(graph, key_of: Dict[int, str]) -> Callable:
+    """``graph.get_collection(key, scope)`` matching the program's variables by their TF1
+    names: ``tf.get_collection(GLOBAL_VARIABLES, scope="hidden[123]")`` found TF1's
+    ``hidden1/kernel:0`` where a Keras layer called in ``tf.name_scope("dnn")`` names its
+    variable ``dnn/hidden1/kernel:0`` (TF1's ``tf.layers`` ignored name scopes). Other
+    items match by their own names, as TensorFlow matches them."""
+    every = type(graph).get_collection
+
+    def get_collection(name, scope=None):
+        items = every(graph, name)
+        if scope is None:
+            return items
+        regex = re.compile(scope)
+        found = []
+        for item in items:
+            key = key_of.get(id(item))
+            text = f"{key}:0" if key is not None else getattr(item, "name", None)
+            if isinstance(text, str) and regex.match(text):
+                found.append(item)
+        return found
+
+    return get_collection
+
+
 def _python_object(value) -> bool:
     """Not a graph value nor a structure of them: an object ``build`` hands to the Python
-    side of the program (a ``tf.train.Scaffold``)."""
-    return isinstance(value, tf.compat.v1.train.Scaffold)
+    side of the program (a ``tf.train.Scaffold``, a ``tf.train.Saver`` over some of its
+    variables)."""
+    return isinstance(value, (tf.compat.v1.train.Scaffold, tf.compat.v1.train.Saver))
 
 
 def _is_op(value) -> bool:
@@ -569,12 +594,13 @@ class GraphProgram(tf.Module):
         state.iterators = []    # the program's tf.data iterator resources, in creation order
         state.traced = False    # build has run once: later traces print nothing (see _quiet)
         state.from_checkpoint = []  # (variable, checkpoint file, tensor name, slice) to load at build
-        state.savers = {}       # (max_to_keep, relative paths) -> its Saver (see _saver)
+        state.savers = {}       # (max_to_keep, relative paths), or a name build returns -> its Saver
         state.writers = []      # summary writer resources, made once (see _program_writers)
         state.opened_writers = set()  # ids of those opened (their files exist)
         state.writer_deleters = []
         state.python_values = {}  # what the latest trace returned that is no graph value (a Scaffold)
         state.strategy = None   # a tf.distribute strategy whose replicas each run build (on_strategy)
+        state.coordinated = None  # its steps scheduled on parameter servers' workers (on_parameter_servers)
         state.scale_loss = False  # TF1 Estimator's rule for v1 optimizers under a strategy
         state.loss_scaled = False  # a v1 optimizer divided the replicas' losses (the latest trace)
         state.shadows = {}      # id(on-read variable) -> (it, the plain variable saved for it)
@@ -738,6 +764,7 @@ class GraphProgram(tf.Module):
                 graph.clear_collection(collection)
             for variable in self._state.order:  # what earlier traces created, as TF1 listed it
                 self._register(graph, variable)
+            graph.get_collection = _by_tf1_names(graph, self._state.key_of)
             with _updates_to_collection(graph), \
                     tf.variable_creator_scope(_creator), self._state.store.scope(), \
                     tf.compat.v1.variable_scope(self._state.scope or tf.compat.v1.get_variable_scope(),
@@ -785,6 +812,13 @@ class GraphProgram(tf.Module):
         if step is not None:
             return step
         specs = [self._state.specs[f] for f in feeds]
+        coordinated = self._state.coordinated
+        if coordinated is not None:
+            step = self._state.steps[key] = coordinated.step(self, fetches, feeds, specs)
+            if not self._state.built:
+                self._state.graph = coordinated.build(step)  # creates the variables on the servers
+                self._built()
+            return step
         if self._state.strategy is not None:
             step = self._state.steps[key] = _replicas.replica_step(
                 self, fetches, feeds, specs, reduce_loss, broadcast=bool(self.towers))
@@ -906,6 +940,27 @@ class GraphProgram(tf.Module):
         if strategy is not None:
             self.on_strategy(strategy, scale_loss=True)
         return self
+
+    def on_parameter_servers(self, server) -> "GraphProgram":
+        """Run an asynchronous TF1 cluster program (parameter servers, no
+        ``SyncReplicasOptimizer``) on ``server``'s ``ParameterServerStrategy``
+        (``shims.cluster.ParameterServers``). On the chief, the program's variables live on
+        the parameter servers and each :meth:`run` is a step scheduled on a free worker,
+        which applies its gradients there without waiting for the others, as TF1's workers
+        did. Every other worker serves the chief's steps from here on: this call returns
+        only on the chief (see ``shims.cluster.ParameterServers.serve``). Call it before
+        the program is built."""
+        if self._state.built:
+            raise RuntimeError("on_parameter_servers() must come before the program is built")
+        if not server.is_chief:
+            server.serve()  # a worker: it runs the chief's steps until the chief ends
+        self._state.coordinated = server.coordinated()
+        return self
+
+    @property
+    def parameter_servers(self):
+        """The chief's scheduling of this program's steps (``on_parameter_servers``), or None."""
+        return self._state.coordinated
 
     @property
     def workers(self):
@@ -1096,11 +1151,37 @@ class GraphProgram(tf.Module):
             replicas = _replicas.local_replicas(self._state.strategy)
             return self.run_replicas(fetches, [feeds] * replicas)[0]
         names = tuple(feeds)
+        if self._state.coordinated is not None:
+            return self._scheduled(fetches, names, self._args(names, feeds))
         key = (_freeze(fetches), names)
         step = self._state.concrete.get(key)
         if step is None:  # the traced step itself: calling it skips tf.function's dispatch
             step = _Step(self.function(fetches, names).get_concrete_function())
             self._state.concrete[key] = step
+        args = self._args(names, feeds)
+        try:
+            out = step(args)
+        except (tf.errors.InvalidArgumentError, ValueError, TypeError):
+            self._check_feeds(names, args)  # a wrongly shaped feed: said as TF1 says it
+            raise
+        if self.towers:  # one output per replica
+            return _last_built([_unpack(o, fetches, self._state.ops) for o in out])
+        return _unpack(out, fetches, self._state.ops)
+
+    def _scheduled(self, fetches, names, args):
+        """One step of a program :meth:`on_parameter_servers`, run by a worker: its values
+        when the program reads any (the run waits for it), else None for each op."""
+        step = self.function(fetches, names)
+        ops = self._state.ops
+        leaves = tf.nest.flatten(fetches)
+        out = self._state.coordinated.run(step, args, wait=any(f not in ops for f in leaves))
+        if out is None:
+            return tf.nest.pack_sequence_as(fetches, [None] * len(leaves)) \
+                if not isinstance(fetches, str) else None
+        return _unpack(out, fetches, ops)
+
+    def _args(self, names, feeds) -> list:
+        """The fed values as the step's arguments (tensors of the parameters' dtypes)."""
         specs = self._state.specs
         args = []
         for n in names:
@@ -1120,14 +1201,7 @@ class GraphProgram(tf.Module):
             else:
                 args.append(tf.nest.map_structure(
                     lambda v, leaf: tf.convert_to_tensor(v, leaf.dtype), value, spec))
-        try:
-            out = step(args)
-        except (tf.errors.InvalidArgumentError, ValueError, TypeError):
-            self._check_feeds(names, args)  # a wrongly shaped feed: said as TF1 says it
-            raise
-        if self.towers:  # one output per replica
-            return _last_built([_unpack(o, fetches, self._state.ops) for o in out])
-        return _unpack(out, fetches, self._state.ops)
+        return args
 
     def assign(self, name: str, value):
         """``sess.run(tf.assign(v, value))`` or ``v.assign(value).eval()`` with a value of
@@ -1147,6 +1221,7 @@ class GraphProgram(tf.Module):
 
     def _assign(self, name: str, value, how: str):
         self._ensure_built()
+        self._settle()
         variable = self._state.graph_variables.get(name)
         if variable is None:
             raise KeyError(f"{how}: {name!r} is not a variable the program's build returns "
@@ -1184,33 +1259,84 @@ class GraphProgram(tf.Module):
 
     def save(self, save_path: str, global_step=None, latest_filename=None, meta_graph_suffix="meta",
              write_meta_graph=True, write_state=True, strip_default_attrs=False,
-             save_debug_info=False, *, max_to_keep: int = 5, relative_paths: bool = False) -> str:
+             save_debug_info=False, *, max_to_keep: int = 5, relative_paths: bool = False,
+             saver: Optional[str] = None) -> str:
         """Write a TF1 name-based checkpoint: ``saver.save(sess, save_path, ...)`` in TF1,
         with TF1's ``Saver.save`` parameters (``save_path=``, ``write_meta_graph=False``, ...)
         but the session. ``max_to_keep`` is the Saver's. ``relative_paths``: the
         ``checkpoint`` file names it relative to its folder, as TF 1.15's Estimator and
-        monitored sessions wrote it (a relative model_dir works)."""
-        saver = self._saver(max_to_keep, relative_paths)
+        monitored sessions wrote it (a relative model_dir works). ``saver``: the name under
+        which ``build`` returns a ``tf.train.Saver`` of its own (over some variables, or
+        with options of its own), which writes the checkpoint instead, as TF1's did."""
+        saver = self._saver(max_to_keep, relative_paths) if saver is None else self._built_saver(saver)
         self._before_save()
         return saver.save(None, save_path, global_step=global_step, latest_filename=latest_filename,
                           meta_graph_suffix=meta_graph_suffix, write_meta_graph=write_meta_graph,
                           write_state=write_state, strip_default_attrs=strip_default_attrs,
                           save_debug_info=save_debug_info)
 
+    def _settle(self) -> None:
+        """Every step scheduled on a worker has run (see on_parameter_servers)."""
+        if self._state.coordinated is not None:
+            self._state.coordinated.settle()
+
+    def _built_saver(self, name: str):
+        """The ``tf.train.Saver`` ``build`` returns as ``name`` (made over the program's
+        variables; saving and restoring run eagerly). The first one is kept, as the TF1
+        program kept its Saver: every trace makes another, and ``max_to_keep`` counts the
+        checkpoints one Saver wrote."""
+        saver = self._state.savers.get(name)
+        if saver is None:
+            self._ensure_built()
+            built = self.build_value(name)
+            if not isinstance(built, tf.compat.v1.train.Saver):
+                raise TypeError(f"build returned {name!r} as a {type(built).__name__}, not a tf.train.Saver")
+            saver = self._state.savers[name] = self._tf1_named(built)
+        return saver
+
+    def _tf1_named(self, built):
+        """``built`` (a Saver the build made, in a step graph) remade eagerly over the same
+        variables, a list of them named by their TF1 names (as TF1's Saver named them; a
+        Keras layer's variable called in a ``tf.name_scope`` has another name of its own), with
+        the same options."""
+        var_list = built._var_list
+        if var_list is None:  # `tf.train.Saver(keep_checkpoint_every_n_hours=1)`: every variable
+            var_list = {self.name_of(v): v for v in self.global_variables()}
+        elif not isinstance(var_list, Mapping):
+            var_list = {self._state.key_of.get(id(v)) or op_name(v): v for v in var_list}
+        return tf.compat.v1.train.Saver(
+            var_list={k: _replicas.saveable(v, self._state.shadows) for k, v in var_list.items()},
+            reshape=built._reshape, sharded=built._sharded, max_to_keep=built._max_to_keep,
+            keep_checkpoint_every_n_hours=built._keep_checkpoint_every_n_hours,
+            allow_empty=built._allow_empty, pad_step_number=built._pad_step_number,
+            save_relative_paths=built._save_relative_paths, filename=built._filename)
+
     def _before_save(self) -> None:
-        """What a Saver of this program is about to write is current (the values of
-        variables synchronized on read, across a strategy's replicas)."""
+        """What a Saver of this program is about to write is current (the steps scheduled
+        on a cluster's workers have run; the values of variables synchronized on read,
+        across a strategy's replicas)."""
+        self._settle()
         _replicas.before_save(self._state.shadows)
 
-    def restore(self, save_path: str) -> None:
+    def restore(self, save_path: str, *, saver: Optional[str] = None) -> None:
         """Restore a TF1 name-based checkpoint (a file prefix or a directory):
-        ``saver.restore(sess, save_path)`` in TF1."""
+        ``saver.restore(sess, save_path)`` in TF1. ``saver``: the name under which
+        ``build`` returns a ``tf.train.Saver`` over some of its variables (``tf.train.Saver(
+        reuse_vars_dict)``: the layers a model takes from another one), which restores
+        those variables only, under the names its ``var_list`` gives them, as TF1's did;
+        the others keep their values."""
         path = save_path
         if os.path.isdir(path):
             latest = tf.train.latest_checkpoint(path)
             if latest is None:
                 raise FileNotFoundError(f"no checkpoint in {path}")
             path = latest
+        self._settle()
+        if saver is not None:
+            self._built_saver(saver).restore(None, path)
+            if self._state.strategy is not None:  # it restored the first copies
+                _replicas.after_restore(self.global_variables(), self._state.shadows)
+            return
         wanted = {self.name_of(v): v for v in self.global_variables()}
         present = dict(tf.train.list_variables(path))
         missing = sorted(n for n in wanted if n not in present)

@@ -670,22 +670,23 @@ def _on_localhost(python, source, log_dir, tf_config=False):
     return chief.stdout
 
 
-def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
-    """#27: between-graph replication was converted into one eager process (the server's
-    target ignored): each worker would train a private copy, or crash on the device
-    function. It stays in graph mode with a finding naming tf.distribute, and runs on a
-    parameter server and a chief on localhost as on TF 1.15: the same losses, the chief's
-    checkpoint at the last step; that checkpoint loads in a single-process program (migrated
-    to eager), which goes on training from the chief's step. The migrated program takes its
-    cluster from TF_CONFIG alone (TFM121), the TF 1.15 run from its flags (the next test
-    gives the migrated program flags)."""
+def test_an_asynchronous_cluster_program_runs_on_parameter_server_strategy(tmp_path, tf1_python):
+    """#27: between-graph replication without SyncReplicasOptimizer (asynchronous workers,
+    variables on parameter servers) becomes TF 2's ParameterServerStrategy: the server is
+    shims.cluster.ParameterServers, the program `.on_parameter_servers(server)`, eager (no
+    graph switch left). On a parameter server and a chief on localhost it prints TF 1.15's
+    losses and writes the chief's checkpoint at the last step; that checkpoint loads in a
+    single-process program (migrated to eager), which goes on training from the chief's
+    step. The migrated program takes its cluster from TF_CONFIG alone (TFM121), the TF 1.15
+    run from its flags."""
     (tmp_path / "cluster.py").write_text(CLUSTER)
-    done = migrate(tmp_path / "cluster.py", tmp_path / "out")
-    assert "a program on a TF1 cluster (tf.train.replica_device_setter, master=server.target)" in done.stdout
-    assert "MultiWorkerMirroredStrategy or ParameterServerStrategy" in done.stdout
+    migrate(tmp_path / "cluster.py", tmp_path / "out")
     migrated = (tmp_path / "out" / "cluster.py").read_text()
-    assert "tf.compat.v1.disable_eager_execution()" in migrated
+    assert "disable_eager_execution" not in migrated and "placeholder" not in migrated
+    assert "shims.cluster.ParameterServers(cluster, " in migrated and ".on_parameter_servers(server)" in migrated
     assert migrated.count("default=shims.cluster.tf_config_flag(") == 4
+    again = cli("upgrade", tmp_path / "out" / "cluster.py", "--no-diff", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
     want = _on_localhost(tf1_python, tmp_path / "cluster.py", tmp_path / "tf1")
     got = _on_localhost(sys.executable, tmp_path / "out" / "cluster.py", tmp_path / "tf2", tf_config=True)
     assert want.split()[0] == got.split()[0] == "LOSSES" and len(want.split()) == len(got.split()) == 21
@@ -693,18 +694,23 @@ def test_a_program_on_a_tf1_cluster_keeps_running_there(tmp_path, tf1_python):
                                rtol=1e-5, atol=1e-6)
     for side in ("tf1", "tf2"):
         assert (tmp_path / side / "model.ckpt-20.index").exists()
-    # the chief's checkpoint loads in a single-process program (migrated to eager) that goes on
+    _resumes_in_one_process(tmp_path, tmp_path / "tf2", 20)
+
+
+def _resumes_in_one_process(tmp_path, log_dir, step_wanted):
+    """The chief's checkpoint in ``log_dir`` loads in a single-process program (migrated to
+    eager) that goes on training from the chief's step."""
     (tmp_path / "resume.py").write_text(RESUME)
     migrate(tmp_path / "resume.py", tmp_path / "resumed")
     resumed = tmp_path / "resumed" / "resume.py"
     assert "shims.GraphProgram" in resumed.read_text() and "Session" not in resumed.read_text()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)
-    proc = subprocess.run([sys.executable, str(resumed), str(tmp_path / "tf2")], env=env,
+    proc = subprocess.run([sys.executable, str(resumed), str(log_dir)], env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     step, before, after = [float(v) for v in proc.stdout.split("RESUMED", 1)[1].split()]
-    assert step == 20 and after < before and "SAME_W True" in proc.stdout, proc.stdout
+    assert step == step_wanted and after < before and "SAME_W True" in proc.stdout, proc.stdout
 
 
 LOST_PS = CLUSTER.replace("import sys\n", "import sys\nimport time\n").replace(
@@ -743,27 +749,19 @@ def _until_checkpoint(log_dir, step, chief):
         time.sleep(0.2)
 
 
-def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_from(tmp_path):
-    """#27: on TF 1.15 and on TF 2.21 alike, a chief whose parameter server died waits for it
-    for ever (measured: still waiting after 50 s). Migrated, the server is
-    shims.cluster.Server: a worker killed mid-run does not stop the chief (asynchronous
-    training goes on without it, as on TF 1.15), the parameter server killed later stops it
-    within seconds of TFM_LOST_TASK_SECONDS with one error naming the lost task and its
-    last checkpoint, and a restarted job (a new parameter server and chief) resumes from
-    that checkpoint's step and finishes. A second upgrade of the migrated program changes
-    nothing (its hooks stay TF's own)."""
-    (tmp_path / "cluster.py").write_text(LOST_PS)
-    migrate(tmp_path / "cluster.py", tmp_path / "out")
-    source = tmp_path / "out" / "cluster.py"
-    assert "shims.cluster.Server(" in source.read_text()
-    assert "tf.compat.v1.train.StopAtStepHook" in source.read_text()
-    again = cli("upgrade", source, "--no-diff", "--no-cache")
-    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
-    log_dir = tmp_path / "logs"
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", TFM_LOST_TASK_SECONDS="4")
-    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
-        env.pop(key, None)
+# kept on its TF1 cluster: graph code only the chief builds (every worker of a strategy builds
+# the same program)
+LOST_PS_KEPT = LOST_PS.replace(
+    "            train_op = ",
+    "            if FLAGS.task_index == 0:\n"
+    "                tf.identity(w, name=\"chief_view\")\n"
+    "            train_op = ")
 
+
+def _cluster_job(tmp_path, source, log_dir, env):
+    """Runs one job of ``source`` on localhost (a parameter server and ``workers`` workers,
+    the first the chief), killing tasks when the chief's checkpoints reach given steps:
+    (the chief's exit status, output, error output)."""
     def run_job(last_step, workers=1, kill_worker_at=None, kill_ps_at=None):
         hosts = ["--ps_hosts=localhost:%d" % _free_port(),
                  "--worker_hosts=" + ",".join("localhost:%d" % _free_port() for _ in range(workers)),
@@ -782,18 +780,56 @@ def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_fro
                 _until_checkpoint(log_dir, kill_ps_at, chief)
                 tasks[0].kill()
             chief.wait(timeout=240)  # a hang fails here, not in CI's limit
+            for task in tasks[2:]:  # a worker ends once the chief has ended (else: killed below)
+                task.wait(timeout=60)
         finally:
             for task in tasks:
                 task.kill()
                 task.wait()
         return chief.returncode, (logs / "worker0.out").read_text(), (logs / "worker0.err").read_text()
+    return run_job
+
+
+@pytest.mark.parametrize("form", ["converted", "kept"])
+def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_from(tmp_path, form):
+    """#27: on TF 1.15 and on TF 2.21 alike, a TF1 chief whose parameter server died waits for
+    it for ever (measured: still waiting after 50 s). Migrated, a worker killed mid-run does
+    not stop the chief (asynchronous training goes on without it, as on TF 1.15), the
+    parameter server killed later stops it within seconds with one error naming the lost
+    task and the checkpoint to resume from, and a restarted job (a new parameter server and
+    chief) resumes from that checkpoint's step and finishes. ``converted``: the program runs
+    on ParameterServerStrategy, whose coordinator reschedules a lost worker's steps and
+    stops on a lost parameter server. ``kept`` (graph code only the chief builds): the
+    program keeps its TF1 cluster, its server is shims.cluster.Server, which stops the
+    chief after TFM_LOST_TASK_SECONDS. A second upgrade of either changes nothing."""
+    (tmp_path / "cluster.py").write_text(LOST_PS if form == "converted" else LOST_PS_KEPT)
+    migrate(tmp_path / "cluster.py", tmp_path / "out")
+    source = tmp_path / "out" / "cluster.py"
+    if form == "converted":
+        assert ".on_parameter_servers(server)" in source.read_text()
+    else:
+        assert "shims.cluster.Server(" in source.read_text()
+        assert "tf.compat.v1.train.StopAtStepHook" in source.read_text()
+    again = cli("upgrade", source, "--no-diff", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    log_dir = tmp_path / "logs"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", TFM_LOST_TASK_SECONDS="4")
+    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
+        env.pop(key, None)
+    run_job = _cluster_job(tmp_path, source, log_dir, env)
 
     code, out, err = run_job(100000, workers=2, kill_worker_at=5, kill_ps_at=15)
     assert code == 1, (code, out[-2000:], err[-3000:])
-    error = [line for line in err.splitlines() if line.startswith("tf-migrate: ")]
-    assert len(error) == 1 and "/job:ps/task:0 (localhost:" in error[0], err[-3000:]
-    assert "TFM_LOST_TASK_SECONDS=4" in error[0] and "restart the job" in error[0]
-    checkpoint = error[0].rsplit("the last checkpoint this task wrote is ", 1)[1].strip()
+    if form == "converted":
+        error = [line for line in err.splitlines() if line.startswith("RuntimeError: shims.MonitoredTrainingSession")]
+        assert len(error) == 1 and ": /job:ps/task:0 at localhost:" in error[0], err[-3000:]
+        assert "restart the job" in error[0]
+        checkpoint = error[0].split("the latest checkpoint, ", 1)[1].split(" (step ", 1)[0]
+    else:
+        error = [line for line in err.splitlines() if line.startswith("tf-migrate: ")]
+        assert len(error) == 1 and "/job:ps/task:0 (localhost:" in error[0], err[-3000:]
+        assert "TFM_LOST_TASK_SECONDS=4" in error[0] and "restart the job" in error[0]
+        checkpoint = error[0].rsplit("the last checkpoint this task wrote is ", 1)[1].strip()
     step = int(checkpoint.rsplit("-", 1)[1])
     assert step >= 15 and os.path.exists(checkpoint + ".index"), error[0]
     assert _latest(log_dir) == checkpoint
@@ -803,6 +839,55 @@ def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_fro
     assert out.split()[:2] == ["START", str(step)], out[-2000:]
     assert len(out.split("LOSSES", 1)[1].split()) == 10
     assert _latest(log_dir).endswith("model.ckpt-%d" % (step + 10))
+
+
+# the train op run alone (the chief does not wait for its step) and a held-out loss read now
+# and then: steps run on every worker at once
+PIPELINED = LOST_PS.replace(
+    "                losses.append(sess.run([train_op, loss], feed_dict={x: data, y: data.sum(1, keepdims=True)})[1])",
+    "                sess.run(train_op, feed_dict={x: data, y: data.sum(1, keepdims=True)})\n"
+    "                if rng.rand() < 0.2:\n"
+    "                    held = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)\n"
+    "                    losses.append(sess.run(loss, feed_dict={x: held, y: held.sum(1, keepdims=True)}))")
+
+
+def test_a_parameter_server_program_trains_on_three_workers(tmp_path):
+    """#27: the asynchronous program on ParameterServerStrategy with a parameter server and
+    three workers on localhost: the chief schedules its train steps on the workers without
+    waiting for each (at most one in flight per worker), the held-out loss falls, training
+    stops at the last step (at most a step per worker past it, as TF1's asynchronous
+    workers did), every other worker ends by itself once the chief has ended (exit status
+    0, as a TF1 worker ended with training), and the chief's last checkpoint loads in a
+    single-process program that goes on training from its step."""
+    assert PIPELINED != LOST_PS
+    (tmp_path / "cluster.py").write_text(PIPELINED)
+    migrate(tmp_path / "cluster.py", tmp_path / "out")
+    source = tmp_path / "out" / "cluster.py"
+    log_dir = tmp_path / "logs"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
+        env.pop(key, None)
+    hosts = ["--ps_hosts=localhost:%d" % _free_port(),
+             "--worker_hosts=" + ",".join("localhost:%d" % _free_port() for _ in range(3)),
+             "--log_dir=%s" % log_dir, "--last_step=300"]
+    tasks = [_task(sys.executable, source, hosts, "--job_name=ps", env=env, log=tmp_path / "ps")]
+    tasks += [_task(sys.executable, source, hosts, "--job_name=worker", "--task_index=%d" % i, env=env,
+                    log=tmp_path / ("worker%d" % i)) for i in range(3)]
+    try:
+        assert tasks[1].wait(timeout=240) == 0, (tmp_path / "worker0.err").read_text()[-3000:]
+        for i in (2, 3):  # the other workers end by themselves
+            assert tasks[i].wait(timeout=60) == 0, (tmp_path / ("worker%d.err" % (i - 1))).read_text()[-3000:]
+    finally:
+        for task in tasks:
+            task.kill()
+            task.wait()
+    for i in (1, 2):
+        assert "runs the steps the chief schedules" in (tmp_path / ("worker%d.err" % i)).read_text()
+    losses = [float(v) for v in (tmp_path / "worker0.out").read_text().split("LOSSES", 1)[1].split()]
+    assert len(losses) > 20 and np.mean(losses[-5:]) < 0.2 * np.mean(losses[:5]), losses
+    step = int(_latest(log_dir).rsplit("-", 1)[1])
+    assert 300 <= step <= 302, step
+    _resumes_in_one_process(tmp_path, log_dir, step)
 
 
 RESUME = '''"""One process, no cluster: the chief's checkpoint restored, training goes on."""

@@ -129,7 +129,7 @@ def encoder(x):
         self._tf_bound = None  # module names bound to TensorFlow values (a Session script's)
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
-        if len(self.ctx.stack) == 2 and resets_graph(self.ctx, node):
+        if self.ctx.enclosing(cst.FunctionDef) is None and resets_graph(self.ctx, node):
             self._module_layers = {}  # a new graph: TF1's layer names start again, and a
             self._tf1_names = {}      # layer named as one before it is another layer
 

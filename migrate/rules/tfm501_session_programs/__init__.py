@@ -6,7 +6,7 @@ into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects ha
 their script's session, ``objects`` model objects a script runs, ``names`` graph values made
 by and handed to the module's functions), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
-synchronous cluster program on MultiWorkerMirroredStrategy), and
+cluster program on MultiWorkerMirroredStrategy or ParameterServerStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
 the names and node readers they share."""
 from __future__ import annotations
@@ -85,8 +85,13 @@ converts the program, in a module or a function body, to eager TF2:
   (the same arguments; a parameter server's `join()` returns, it has nothing to hold), the
   program `.on_workers(server)`, the device setter's scope and the optimizer's hook go, and
   `shims.cluster.SyncReplicasOptimizer` lets the strategy average the workers' gradients
-  every step, as the chief's queue did. Other cluster programs (asynchronous ones, backup
-  workers, TF1's queues and tokens used by hand) keep running on their cluster in graph mode.
+  every step, as the chief's queue did. An asynchronous one (no `SyncReplicasOptimizer`)
+  runs on `tf.distribute.ParameterServerStrategy`: its server is
+  `shims.cluster.ParameterServers`, the program `.on_parameter_servers(server)`; the
+  chief schedules each step on a free worker, the variables stay on the parameter servers,
+  and the other workers serve the chief's steps. Other cluster programs (backup workers,
+  TF1's queues and tokens used by hand, graph code only the chief builds) keep running on
+  their cluster in graph mode.
 
 - a block that starts a new graph with `tf.reset_default_graph()` (or a function of the
   module calling it: `reset_graph()`), as notebooks and scripts running one experiment

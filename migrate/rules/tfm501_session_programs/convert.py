@@ -52,9 +52,7 @@ class Converter:
                                       "by a function run as tf.function steps (shims.GraphProgram)"
                               + (f"; its towers run as tf.distribute.MirroredStrategy replicas "
                                  f"({towers.on_towers[1:]})" if towers else kept)
-                              + ("; its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy "
-                                 f"(shims.cluster.MultiWorker, {workers.on_workers[1:]}), which averages "
-                                 "their gradients every step as SyncReplicasOptimizer did" if workers else "")
+                              + (_workers_note(workers) if workers else "")
                               + "".join(f"; {f.name.value}() made only its placeholders, which are "
                                         "TensorSpecs of the program now: it goes" for f in gone))
         finding.add_import("import shims")
@@ -171,7 +169,7 @@ class Converter:
         """A synchronous cluster program's server is ``shims.cluster.MultiWorker``, its
         optimizer's hook goes from its statements and hooks lists (see ``workers``)."""
         finding.replace(workers.server_call, lambda updated: updated.with_changes(
-            func=cst.parse_expression("shims.cluster.MultiWorker")))
+            func=cst.parse_expression(workers.task)))
         for stmt in workers.hook_stmts:
             if any(stmt is s for s in stmts):
                 finding.remove(stmt)
@@ -211,7 +209,9 @@ class Converter:
         for _, key in plan.hook_reads:  # what hooks ask for
             if key not in fetched:
                 fetched.append(key)
-        return fetched + [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
+        fetched += [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
+        savers = (_key(call.func.value, plan.self_name) for call, _ in plan.saves)  # the build's own
+        return fetched + [k for k in dict.fromkeys(savers) if k in plan.graph_savers and k not in fetched]
 
     def _definition(self, finding, stmts, plan: Plan, moved, build, program, at_module: bool, exprs,
                     towers: Optional[TowerLoop] = None):
@@ -338,7 +338,10 @@ class Converter:
                 finding.replace(call, cst.List([]))
         for call, kind in plan.saves:
             owner_key = _key(call.func.value, self_name)
-            options = plan.saver_options[owner_key] if kind == "save" else []
+            if owner_key in plan.graph_savers:  # the build's own Saver (over some variables)
+                options = [f'saver="{_plain(owner_key)}"']
+            else:
+                options = plan.saver_options[owner_key] if kind == "save" else []
             finding.replace(call, self._save_replacement(plan.program_of.get(id(call), program),
                                                          kind, options, plan.save_steps.get(id(call))))
 
@@ -486,6 +489,18 @@ class Converter:
             rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
+
+
+def _workers_note(workers: WorkerProgram) -> str:
+    """What the finding says of a cluster program's workers."""
+    if workers.asynchronous:
+        return ("; its cluster runs it on tf.distribute.ParameterServerStrategy (shims.cluster."
+                f"ParameterServers, {workers.on_workers[1:]}): the variables stay on the parameter "
+                "servers and the chief schedules each step on a free worker, which applies its "
+                "gradients without waiting for the others, as TF1's asynchronous workers did")
+    return ("; its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy "
+            f"(shims.cluster.MultiWorker, {workers.on_workers[1:]}), which averages "
+            "their gradients every step as SyncReplicasOptimizer did")
 
 
 def _monitored_over(updated: cst.With, program: str, shim: str, local: bool = False) -> cst.With:

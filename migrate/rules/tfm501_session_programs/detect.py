@@ -13,7 +13,7 @@ from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from .plan import Plan
-from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SIDE_EFFECTS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
+from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
 
 
@@ -248,7 +248,7 @@ class Detect:
                 used = self._used_from_outside(outside, plan)
                 if used:
                     raise _Blocked(f"the object's {used!r} is used from outside the class")
-            why = self._section_blocker(stmts, session_at, plan, after) or self._lazy_regularizer(stmts, plan)
+            why = self._section_blocker(stmts, session_at, plan, after)
             if why:
                 raise _Blocked(why)
         except _NotAProgram:
@@ -347,30 +347,6 @@ class Detect:
             if uses[method.name.value] == 1 and all(m is not method for _, m in found):  # the call's own
                 found.append((stmt, method))
         return found
-
-    def _lazy_regularizer(self, stmts, plan: Plan) -> Optional[str]:
-        """``tf.layers.dense(..., kernel_regularizer=max_norm_reg)`` where the regularizer is
-        a function of the module (or made by one) that changes the graph itself (adds a clip
-        op to a collection, assigns): TF1 called it when the layer made its variable; the
-        Keras layer the program builds calls it only when its losses are read, so the
-        collection stays empty. The program stays in graph mode: why, else None."""
-        functions = {s.name.value: s for s in self.ctx.module.body if isinstance(s, cst.FunctionDef)}
-        made = {_assigned_key(s): _value(s) for s in stmts if _assigned_key(s)}
-        for index in plan.graph:
-            for call in _collect(stmts[index]).calls:
-                if not (self._call_name(call) or "").startswith("tf.layers."):
-                    continue
-                for a in call.args:
-                    if a.keyword is None or not a.keyword.value.endswith("_regularizer"):
-                        continue
-                    value = made.get(_key(a.value, None), a.value) if isinstance(a.value, cst.Name) else a.value
-                    name = value.func if isinstance(value, cst.Call) else value
-                    function = functions.get(name.value) if isinstance(name, cst.Name) else None
-                    if function is not None and any(
-                            self._call_name(c) in SIDE_EFFECTS for c in _collect(function).calls):
-                        return (f"{a.keyword.value}={code(a.value)} changes the graph when called (TF1 called "
-                                "it as the layer made its variable; a Keras layer calls it lazily)")
-        return None
 
     def _used_from_outside(self, cls, plan: Plan) -> Optional[str]:
         """An attribute the conversion removes (the session, a graph value) read through

@@ -724,8 +724,9 @@ class Planner:
         handled: Set[int] = set()
         for call in calls:
             try:
-                kind = self._session_call(call, session, plan.graph_keys | kept, plan.inits, plan.savers,
-                                          set(plan.placeholders) | kept, self_name)
+                kind = self._session_call(call, session, plan.graph_keys | kept, plan.inits,
+                                          plan.savers | plan.graph_savers, set(plan.placeholders) | kept,
+                                          self_name)
             except _Blocked as why:
                 blockers.append(str(why))
                 handled |= {id(n) for n, _ in _collect(call, self_name=self_name).reads}
@@ -1252,8 +1253,9 @@ def _local_setter(name: str, call: cst.Call) -> bool:
 def _saver(plan: Plan, key: str, call: cst.Call, name_of) -> None:
     """``saver = tf.train.Saver(...)``: the program's own saves and restores take
     ``max_to_keep`` only; a Saver over some variables (a scaffold's ``init_fn`` restoring a
-    backbone) is graph code, whose ``restore`` runs eagerly on the program's variables (its
-    saves and restores at the program level are graph values used outside a run)."""
+    backbone, a ``restore_saver`` taking layers from another model) is graph code, whose
+    ``restore`` and ``save`` run eagerly on the program's variables: returned by the build,
+    ``program.restore(path, saver="restore_saver")`` at the program level."""
     if not _program_saver(call, name_of):
         plan.graph_keys.add(key)
         plan.graph_savers.add(key)

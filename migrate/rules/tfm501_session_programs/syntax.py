@@ -66,8 +66,6 @@ PYTHON_SIDE = {"tf.train.Coordinator", "tf.train.Example", "tf.train.SequenceExa
                "tf.reset_default_graph",
                # a cluster's description and its task's server: the process's, not the graph's
                "tf.train.ClusterSpec", "tf.train.Server"}
-# graph changes a regularizer may make besides computing its loss (detect._lazy_regularizer)
-SIDE_EFFECTS = {"tf.add_to_collection", "tf.add_to_collections", "tf.assign", "tf.assign_add", "tf.assign_sub"}
 PYTHON_SIDE_MODULES = ("tf.python_io.", "tf.gfile.", "tf.io.gfile.", "tf.logging.", "tf.compat.as_",
                        "tf.config.")  # tf.config: the process's devices and threads, set before any graph
 # TF1's variable collections read past the graph -> the program's own lists (eager TF2 has

@@ -1,6 +1,8 @@
 """Stage 3c, workers: a synchronous TF1 cluster program (between-graph replication with
 ``tf.train.SyncReplicasOptimizer``) runs on ``tf.distribute.MultiWorkerMirroredStrategy``
-(``shims.cluster.MultiWorker``, ``GraphProgram.on_workers``).
+(``shims.cluster.MultiWorker``, ``GraphProgram.on_workers``), an asynchronous one on
+``tf.distribute.ParameterServerStrategy`` (``shims.cluster.ParameterServers``,
+``GraphProgram.on_parameter_servers``).
 
 ``SyncReplicasOptimizer``'s documentation and TF 1.x's distributed guide wrote it so::
 
@@ -33,9 +35,15 @@ Only that form is converted: one SyncReplicasOptimizer bound to a name and used 
 gradients (not TF1's queues and tokens: ``get_chief_queue_runner()``, ...), every replica
 aggregated (no backup workers), a ``MonitoredTrainingSession`` on ``server.target`` of the
 one ``tf.train.Server`` of its function, ``replica_device_setter`` only as a ``tf.device``
-scope. An asynchronous program (no SyncReplicasOptimizer) keeps its cluster in graph mode:
-its TF 2 form, ``ParameterServerStrategy``, has one coordinator drive every worker, which
-is another program, not a rewrite of this one.
+scope.
+
+An asynchronous program (no SyncReplicasOptimizer: each worker applied its own gradients
+to the variables on the parameter servers) in the same form runs on TF 2's
+``ParameterServerStrategy``: its server is ``shims.cluster.ParameterServers``, the program
+``.on_parameter_servers(server)``. The chief's loop schedules every step on a free worker
+(the variables stay on the parameter servers); the other workers serve those steps, their
+own loops never run. It needs ``replica_device_setter`` (parameter servers holding the
+variables) and no graph code built by the chief alone (every step is the chief's build).
 """
 from __future__ import annotations
 
@@ -61,21 +69,44 @@ _OPTIMIZER_USES = {"minimize", "compute_gradients", "apply_gradients", HOOK, "ge
 
 @dataclass(frozen=True)
 class WorkerProgram:
-    """A synchronous cluster program the strategy's workers take over."""
+    """A cluster program a strategy takes over (synchronous: MultiWorkerMirroredStrategy;
+    asynchronous: ParameterServerStrategy)."""
     server: str                              # the name bound to the task's tf.train.Server
     server_call: cst.Call                    # its Server(...) call: shims.cluster.MultiWorker
     hook_names: FrozenSet[str]               # names bound to the optimizer's session hook
     hook_stmts: Tuple[cst.CSTNode, ...]      # `h = opt.make_session_run_hook(...)`: removed
     hook_lists: Tuple[Tuple[cst.List, Tuple[int, ...]], ...]  # hooks lists, the elements to drop
+    asynchronous: bool = False               # no SyncReplicasOptimizer: ParameterServerStrategy
 
     @property
     def on_workers(self) -> str:
-        """The call the program line ends with: ``.on_workers(server)``."""
-        return f".on_workers({self.server})"
+        """The call the program line ends with: ``.on_workers(server)``, or
+        ``.on_parameter_servers(server)`` for an asynchronous program."""
+        return f".on_parameter_servers({self.server})" if self.asynchronous else f".on_workers({self.server})"
+
+    @property
+    def task(self) -> str:
+        """What the task's ``tf.train.Server`` becomes."""
+        return "shims.cluster.ParameterServers" if self.asynchronous else "shims.cluster.MultiWorker"
 
     def dropped(self, node) -> bool:
         """Is ``node`` inside a hook element the conversion drops?"""
         return any(id(node) in _ids(lst.elements[i]) for lst, drop in self.hook_lists for i in drop)
+
+
+# a graph reading its own input (an iterator's, a queue's): each TF1 worker read its own, where
+# ParameterServerStrategy's steps take per-worker datasets the coordinator makes
+_INPUT_READS = ("get_next", "dequeue", "dequeue_many", "dequeue_up_to")
+
+
+def _graph_input(graph_stmts) -> Optional[str]:
+    """Why an asynchronous program's graph input keeps it on its TF1 cluster, else None."""
+    reads = sorted({c.func.attr.value for s in graph_stmts for c in nodes_of(s, cst.Call)
+                    if isinstance(c.func, cst.Attribute) and c.func.attr.value in _INPUT_READS})
+    if reads:
+        return (f"its graph reads its own input ({reads[0]}()), which each TF1 worker read for "
+                "itself; ParameterServerStrategy's steps take per-worker datasets")
+    return None
 
 
 def _is_hook(expr, hook_names) -> bool:
@@ -108,15 +139,12 @@ def _innermost_function(module: cst.Module, node) -> Optional[cst.FunctionDef]:
 
 
 class Workers:
-    """Finds a synchronous cluster program (see the module doc)."""
+    """Finds a cluster program a strategy takes over (see the module doc)."""
 
     def _sync_workers(self, stmts, session_at, plan) -> Union[WorkerProgram, str]:
         """The program's workers, or why they stay a TF1 cluster in graph mode."""
         calls = _collect(*stmts).calls
         sync = [c for c in calls if self._call_name(c) == SYNC_OPTIMIZER]
-        if not sync:
-            return ("asynchronous (no SyncReplicasOptimizer): its TF 2 form, "
-                    "ParameterServerStrategy, drives every worker from one coordinator")
         if len(sync) > 1:
             return "several SyncReplicasOptimizers"
         anchor = stmts[session_at]
@@ -127,6 +155,17 @@ class Workers:
                          ("tf.train.WorkerSessionCreator", "tf.train.Supervisor")})
         if others:
             return f"{others[0]} (TF1's session on the cluster)"
+        if not sync:  # asynchronous: the chief drives the workers (ParameterServerStrategy)
+            why = self._setters_only_scopes(calls) or self._parameter_servers(calls) \
+                or _graph_input(stmts[i] for i in plan.graph)
+            if why:
+                return why
+            server = self._server(session, anchor)
+            if isinstance(server, str):
+                return server
+            return self._chief_only_graph(stmts, plan, session) or WorkerProgram(
+                server=server[0], server_call=server[1], hook_names=frozenset(), hook_stmts=(),
+                hook_lists=(), asynchronous=True)
         why = self._sync_arguments(sync[0]) or self._setters_only_scopes(calls)
         if why:
             return why
@@ -164,6 +203,13 @@ class Workers:
             return "SyncReplicasOptimizer without replicas_to_aggregate"
         if total is not None and code(total) != code(wanted):
             return "backup workers (replicas_to_aggregate is not total_num_replicas)"
+        return None
+
+    def _parameter_servers(self, calls) -> Optional[str]:
+        """An asynchronous program places its variables with ``replica_device_setter`` (on
+        the cluster's parameter servers, which ParameterServerStrategy keeps)."""
+        if not any(self._call_name(c) == SETTER for c in calls):
+            return "asynchronous without replica_device_setter (no parameter servers hold its variables)"
         return None
 
     def _setters_only_scopes(self, calls) -> Optional[str]:
