@@ -34,6 +34,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import json
+import logging
 import os
 import signal
 import socket
@@ -278,8 +279,12 @@ class ParameterServers(_Task):
             _worker_zero(self._tf2_cluster(), self.protocol)
             resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
                 tf.train.ClusterSpec(self._tf2_cluster()), rpc_layer=self.protocol)
+            handlers = list(logging.getLogger().handlers)
             strategy = tf.distribute.experimental.ParameterServerStrategy(resolver)
             coordinator = tf.distribute.experimental.coordinator.ClusterCoordinator(strategy)
+            for handler in logging.getLogger().handlers[:]:
+                if handler not in handlers:  # absl's basicConfig() as TF logged its connection:
+                    logging.getLogger().removeHandler(handler)  # every TF log line came twice
             _COORDINATED.update(key=key, coordinated=_coordinated.Coordinated(
                 strategy, coordinator, self.ps, self.workers))
         return _COORDINATED["coordinated"]

@@ -314,3 +314,84 @@ def test_a_killed_worker_of_a_synchronous_program_stops_the_chief_and_the_job_re
         assert task.returncode == 0, (tmp_path / ("again%d.err" % i)).read_text()[-3000:]
         assert out.split()[:2] == ["START", str(resume)] and len(_sync_losses(out)) == 4, out
     assert _latest_step(model_dir) == resume + 4
+
+
+@pytest.fixture(scope="module")
+def parameter_servers(tmp_path_factory):
+    """The Estimator of a parameter-server cluster (no train_distribute), as written and migrated."""
+    root = tmp_path_factory.mktemp("parameter_servers")
+    (root / "trainer.py").write_text((CLUSTER / "estimator_parameter_servers.py").read_text())
+    env = dict(os.environ)
+    env.pop("TF_USE_LEGACY_KERAS", None)
+    done = subprocess.run([EXE, "upgrade", root / "trainer.py", "--outtree", root / "out", "--no-cache"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root / "trainer.py", root / "out" / "trainer.py"
+
+
+def _ps_job(python, source, model_dir, steps, workers=0, evaluator=False):
+    """A parameter server, a chief, ``workers`` workers (and an evaluator) from TF_CONFIG on
+    loopback ports: {task: (exit status, output)}; every task other than the parameter
+    server must end by itself, in bounded time."""
+    cluster = {"chief": ["localhost:%d" % _free_port()], "ps": ["localhost:%d" % _free_port()]}
+    if workers:
+        cluster["worker"] = ["localhost:%d" % _free_port() for _ in range(workers)]
+    kinds = [("ps", 0), *(("worker", i) for i in range(workers)), *([("evaluator", 0)] if evaluator else []),
+             ("chief", 0)]
+    logs = {kind: pathlib.Path("%s.%s%d" % (model_dir, *kind)) for kind in kinds}
+    tasks = {kind: _task(python, source, [str(model_dir), str(steps)], _env(cluster, kind), logs[kind])
+             for kind in kinds}
+    results = {}
+    try:
+        for kind in [k for k in kinds if k[0] != "ps"][::-1]:  # the chief first
+            try:
+                code = tasks[kind].wait(timeout=240)
+            except subprocess.TimeoutExpired:
+                code = "did not end"
+            results[kind] = (code, pathlib.Path(str(logs[kind]) + ".out").read_text()
+                             + pathlib.Path(str(logs[kind]) + ".err").read_text())
+    finally:
+        for task in tasks.values():
+            task.kill()
+            task.wait()
+    return results
+
+
+def test_an_estimator_with_parameter_servers_computes_what_tf_1_15_computed(parameter_servers, tmp_path,
+                                                                              tf1_python):
+    """#27: TF 1.15's Estimator in a TF_CONFIG cluster with a parameter server and no
+    train_distribute trained by between-graph replication. Migrated, it runs on
+    ParameterServerStrategy: the chief schedules its steps on the cluster (worker 0 in a
+    child process), the variables on the parameter server. With a chief alone (one worker,
+    as TF1 counted them) it logs TF 1.15's losses and ends with its variables, in the
+    checkpoint at the last step."""
+    legacy, migrated = parameter_servers
+    want = _ps_job(tf1_python, legacy, tmp_path / "tf1", 40)[("chief", 0)]
+    got = _ps_job(sys.executable, migrated, tmp_path / "tf2", 40)[("chief", 0)]
+    assert want[0] == 0 and got[0] == 0, (want[1][-2000:], got[1][-3000:])
+    assert len(_losses(want[1])) == 8 and np.allclose(_losses(got[1]), _losses(want[1]), rtol=1e-5, atol=1e-6)
+    assert np.allclose(_kernel(got[1]), _kernel(want[1]), rtol=1e-5, atol=1e-6)
+    assert "STEP 40" in got[1] and "model.ckpt-40.index" in os.listdir(tmp_path / "tf2")
+
+
+def test_an_estimator_with_parameter_servers_trains_on_its_workers_and_the_evaluator_follows(
+        parameter_servers, tmp_path):
+    """#27: the migrated Estimator with a parameter server, a chief, two workers and an
+    evaluator (TF 1.15's train_and_evaluate roles): the chief trains to max_steps on the
+    workers (the loss falls), the workers end by themselves once it has ended, the
+    evaluator evaluates the checkpoints up to the last one, and only the chief writes them."""
+    _, migrated = parameter_servers
+    results = _ps_job(sys.executable, migrated, tmp_path / "model", 200, workers=2, evaluator=True)
+    for kind, (code, out) in results.items():
+        assert code == 0, (kind, out[-3000:])
+    chief = results[("chief", 0)][1]
+    losses = _losses(chief)
+    assert len(losses) >= 30 and np.mean(losses[-5:]) < 0.2 * np.mean(losses[:5]), losses
+    for i in range(2):
+        assert "runs the steps the chief schedules" in results[("worker", i)][1]
+        assert "KERNEL" not in results[("worker", i)][1]
+    final = [l for l in results[("evaluator", 0)][1].splitlines() if l.startswith("EVALUATION ")]
+    assert final and "global_step=200" in final[-1], results[("evaluator", 0)][1][-3000:]
+    accuracy = float(final[-1].split("accuracy=")[1].split()[0])
+    assert accuracy > 0.9, final[-1]
+    assert _latest_step(tmp_path / "model") == 200

@@ -239,7 +239,8 @@ def test_run_config_reads_tf_config_as_tf1_and_a_cluster_is_refused(name, tmp_pa
     1.15's (asked of real TF 1.15). A cluster of more than one task was ignored, so every
     task (parameter servers too) trained a model of its own into the same model_dir; now
     train() is one clear error and nothing is written. One task (a managed service's single
-    master) trains as before."""
+    master) trains as before; a cluster with parameter servers trains on
+    ParameterServerStrategy (tests/test_distributed.py runs one)."""
     import json
     import tf1_oracle
 
@@ -253,6 +254,21 @@ def test_run_config_reads_tf_config_as_tf1_and_a_cluster_is_refused(name, tmp_pa
     if name == "managed_single_master":
         model.train(input_fn, steps=2)
         assert int(model.get_variable_value("global_step")) == 2
+        return
+    if name == "worker_of_a_ps_cluster":  # it serves the chief's steps (ParameterServerStrategy)
+        served = []
+
+        def serve(task):
+            served.append((task.job_name, task.worker_index))
+            raise SystemExit(0)  # (the real one returns when the chief has ended)
+
+        from shims import cluster
+        monkeypatch.setattr(cluster.ParameterServers, "_start", lambda task: None)  # (no h2:2222 here)
+        monkeypatch.setattr(cluster.ParameterServers, "serve", serve)
+        with pytest.raises(SystemExit):
+            model.train(input_fn, steps=2)
+        assert served == [("worker", 2)]  # the chief is worker 0, TF_CONFIG's worker 1 is worker 2
+        assert not (tmp_path / "model").exists() or not os.listdir(tmp_path / "model")
         return
     with pytest.raises(RuntimeError, match=r"TF_CONFIG puts this process in a cluster .* as "
                                            + want["task_type"] + ":" + str(want["task_id"])):

@@ -34,7 +34,7 @@ import numpy as np
 import tensorflow as tf
 
 from shims._saving import CheckpointSaver
-from shims import _replicas
+from shims import _coordinated, _replicas, cluster as _cluster
 from shims.program import GraphProgram
 
 from shims.estimator.hooks import (CheckpointSaverHook, ChiefSessionCreator, HookRunner, LoggingTensorHook,
@@ -379,6 +379,20 @@ class Estimator:
             raise ValueError(f"Estimator: no checkpoint in {self._model_dir}; train first")
         return latest
 
+    def _parameter_servers(self, strategy):
+        """TF 1.15's Estimator in a ``TF_CONFIG`` cluster with parameter servers and no
+        ``train_distribute`` ran between-graph replication: the variables on the parameter
+        servers (its default ``replica_device_setter``), every worker training them
+        asynchronously. Here that is ``ParameterServerStrategy``: this task's
+        ``shims.cluster.ParameterServers`` (the chief coordinates, the other tasks serve),
+        else None."""
+        config = self._config
+        if strategy is not None or not getattr(config, "distributed", False) \
+                or not config.cluster_spec.get("ps") or config.task_type == "evaluator":
+            return None
+        return _cluster.ParameterServers(config.cluster_spec, job_name=config.task_type,
+                                         task_index=config.task_id)
+
     def _refuse_cluster(self, what: str, strategy=None) -> None:
         """A cluster from TF_CONFIG: TF 1.15 ran this task as one part of between-graph
         replication (parameter servers serving, workers training one shared model, an
@@ -499,7 +513,13 @@ class Estimator:
     def train(self, input_fn, hooks: Optional[Iterable] = None, steps: Optional[int] = None,
               max_steps: Optional[int] = None, saving_listeners=None) -> "Estimator":
         strategy = self._replicas("train_distribute")
-        self._refuse_cluster("train", strategy)
+        servers = self._parameter_servers(strategy)
+        if servers is None:
+            self._refuse_cluster("train", strategy)
+        elif not servers.is_chief:  # a parameter server serves, a worker runs the chief's steps:
+            servers.join()          # neither returns (see shims.cluster.ParameterServers)
+        else:  # the chief joins the cluster before its input exists (the cluster renames its devices)
+            servers.coordinated()
         _check_steps(steps, max_steps)
         latest = self._resume_point()
         if max_steps is not None and latest is not None:
@@ -512,6 +532,8 @@ class Estimator:
         program, holder = self._program(dataset, ModeKeys.TRAIN, tuple(hooks or ()))
         if strategy is not None:  # TF 1.15: model_fn per replica, v1 optimizers' losses scaled
             program.on_strategy(strategy, scale_loss=True)
+        if servers is not None:  # the chief schedules every step on the cluster's workers
+            program.on_parameter_servers(servers)
         feeds = ("features", "labels") if "labels" in program._state.specs else ("features",)
         program.function((), feeds)  # build: creates every variable, begins the hooks
         spec, all_hooks = holder["spec"], holder["hooks"]
@@ -536,6 +558,9 @@ class Estimator:
             step_value, loss = self._train_loop(program, dataset, hooks_run, saver, start,
                                                 max_steps, len(feeds) == 2)
         except _replicas.LOST_WORKER_ERRORS as error:
+            if program.parameter_servers is not None:
+                raise _coordinated.server_lost(error, program.parameter_servers, self._model_dir,
+                                               "shims.estimator") from None
             if strategy is None or _replicas.workers(strategy) == 1:
                 raise
             raise _replicas.worker_lost(error, self._model_dir, "shims.estimator") from None
@@ -551,8 +576,10 @@ class Estimator:
         """train()'s steps, as TF 1.15's MonitoredTrainingSession ran them; returns the last
         step and loss."""
         log_every = self._config.log_step_count_steps
-        # under a strategy (one replica too) TF 1.15 logged the step read before the update
-        read_before = int(getattr(self._config, "train_distribute", None) is not None)
+        # under a strategy (one replica too), or on parameter servers, TF 1.15 logged the step
+        # read before the update
+        read_before = int(getattr(self._config, "train_distribute", None) is not None
+                          or program.parameter_servers is not None)
         step_value, loss, started = start, None, time.time()
         iteration = 0
         for elements in _rounds(dataset, program):
@@ -812,11 +839,14 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
     With a multi-worker strategy (``train_distribute=MultiWorkerMirroredStrategy()``, the
     cluster in ``TF_CONFIG``), TF 1.15's distribute coordinator: the workers train, and
     only an ``evaluator`` task evaluates, each new checkpoint until ``max_steps``."""
-    strategy = getattr(estimator.config, "train_distribute", None)
-    if strategy is not None and getattr(estimator.config, "distributed", False):
-        if estimator.config.task_type == "evaluator":
+    config = estimator.config
+    strategy = getattr(config, "train_distribute", None)
+    servers = strategy is None and getattr(config, "distributed", False) \
+        and bool((getattr(config, "cluster_spec", None) or {}).get("ps"))
+    if (strategy is not None or servers) and getattr(config, "distributed", False):
+        if config.task_type == "evaluator":
             return _evaluator(estimator, train_spec, eval_spec), []
-        if _replicas.workers(strategy) > 1:
+        if servers or _replicas.workers(strategy) > 1:  # (parameter servers: see Estimator.train)
             estimator.train(train_spec.input_fn, hooks=train_spec.hooks,
                             max_steps=train_spec.max_steps)
             return None, []
@@ -839,8 +869,16 @@ def _evaluator(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec)
             time.sleep(1)
             continue
         started, last = time.time(), latest
-        result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
-                                    checkpoint_path=latest, name=eval_spec.name)
+        try:
+            result = estimator.evaluate(eval_spec.input_fn, steps=eval_spec.steps, hooks=eval_spec.hooks,
+                                        checkpoint_path=latest, name=eval_spec.name)
+        except tf.errors.NotFoundError:
+            if os.path.exists(latest + ".index"):
+                raise
+            # the chief keeps keep_checkpoint_max checkpoints: a fast one deleted this one
+            # while it was read; the next is evaluated (TF 1.15's evaluator failed here)
+            _log.info("Checkpoint %s was deleted while it was evaluated; evaluating the next one", latest)
+            continue
         if train_spec.max_steps is not None and result["global_step"] >= train_spec.max_steps:
             return result
         time.sleep(max(0.0, (eval_spec.throttle_secs or 0) - (time.time() - started)))

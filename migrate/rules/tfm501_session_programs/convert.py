@@ -67,6 +67,10 @@ class Converter:
             exprs[id(plan.scaffold)] = [(plan.scaffold, fresh_name(ctx, "scaffold"))]
             finding.replace(plan.scaffold, self._by_name(exprs[id(plan.scaffold)][0]))
         self._unseeded_note(anchor, [stmts[i] for i in moved])
+        for _, call, at in plan.writers:  # its graph is added once the program is made
+            if at >= 0:
+                finding.replace(call, lambda updated, at=at: updated.with_changes(
+                    args=_without_arg(updated.args, at)))
         for stmt in [*(stmts[i] for i in plan.graph), *(stmts[i] for i in plan.switches),
                      *plan.scoped,  # the moved scope block keeps the rest of its body
                      *plan.hoisted,  # graph code written in the session block joins the graph
@@ -259,7 +263,11 @@ class Converter:
             line = cst.parse_statement(program_line)
             if at_module:
                 line = line.with_changes(leading_lines=blank)
-            return [func, line]
+            # a summary writer made before the program writes the program's graph, as TF1's
+            # FileWriter(logdir, tf.get_default_graph()) wrote the graph
+            graphs = [cst.parse_statement(f"{key}.add_graph({program}.graph)\n")
+                      for key, _, at in plan.writers if at >= 0]
+            return [func, line, *graphs]
 
         return definition
 
@@ -489,6 +497,14 @@ class Converter:
             rest = [r.rstrip().rstrip(",") for r in rest + options]
             return cst.parse_expression(f"{program}.{kind}({', '.join(rest)})")
         return rewrite
+
+
+def _without_arg(args, at: int) -> list:
+    """A call's arguments without the one at ``at`` (the last one left loses its comma)."""
+    kept = [a for i, a in enumerate(args) if i != at]
+    if kept:
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return kept
 
 
 def _workers_note(workers: WorkerProgram) -> str:

@@ -61,6 +61,10 @@ class Plan:
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     collections: List[cst.Call] = field(default_factory=list)  # tf.trainable_variables() past the graph
     session_graphs: List[cst.Attribute] = field(default_factory=list)  # `sess.graph` (a FileWriter's)
+    # `writer = tf.summary.FileWriter(logdir, tf.get_default_graph())` before the session: it
+    # stays where it is (Python's), without its graph argument (the index, else -1), and is
+    # given the program's graph once the program is made
+    writers: List[Tuple[str, cst.Call, int]] = field(default_factory=list)
     # a Supervisor's graph-valued arguments: keyword -> its replacement (None: it goes), the
     # names given by graph name (global_step, summary_op), the name reads those account for
     supervisor_edits: Dict[str, Optional[str]] = field(default_factory=dict)
@@ -263,6 +267,11 @@ class Planner:
                     continue
                 if called == "tf.train.Scaffold":
                     _scaffold_fields(value)
+                writer = _default_graph_writer(key, value, called, self._call_name) \
+                    if i < session_at and not self_name else None
+                if writer is not None:  # a summary writer of the default graph: Python's
+                    plan.writers.append(writer)
+                    continue
                 found = _collect(stmt, self_name=self_name)
                 queues = queue_input(self.ctx).why_not({id(c) for c in found.calls})
                 if queues:  # an eager step would wait forever on a queue no thread fills
@@ -1262,6 +1271,25 @@ def _saver(plan: Plan, key: str, call: cst.Call, name_of) -> None:
         return
     plan.savers.add(key)
     plan.saver_options[key] = _saver_options(call)
+
+
+def _default_graph_writer(key, value, called, name_of) -> Optional[Tuple[str, cst.Call, int]]:
+    """``writer = tf.summary.FileWriter(logdir)`` or ``(logdir, tf.get_default_graph())``
+    (TensorBoard's tutorials): (its name, the call, the index of its graph argument or -1),
+    else None. Any other argument reading the graph keeps it graph code."""
+    if not key or called != "tf.summary.FileWriter" or not isinstance(value, cst.Call):
+        return None
+    graph = -1
+    for i, arg in enumerate(value.args):
+        keyword = arg.keyword.value if arg.keyword else ("logdir", "graph")[min(i, 1)] if i < 2 else None
+        if keyword == "graph":
+            if not (isinstance(arg.value, cst.Call) and not arg.value.args
+                    and name_of(arg.value) == "tf.get_default_graph"):
+                return None
+            graph = i
+        elif keyword != "logdir" or any(name_of(c) for c in nodes_of(arg.value, cst.Call)):
+            return None  # other options, or a log directory computed by TensorFlow
+    return key, value, graph
 
 
 def _bare_code(stmt) -> str:
