@@ -23,6 +23,8 @@ from typing import Any, Callable, Sequence
 
 import tensorflow as tf
 
+from shims import _replicas
+
 
 class Coordinated:
     """The strategy, its coordinator and the steps in flight of one program; ``ps``: the
@@ -83,10 +85,6 @@ def server_lost(error, coordinated: Coordinated, checkpoint_dir: str, runner: st
             if index is not None and index < len(coordinated.ps) else "a parameter server")
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     detail = (lines or [type(error).__name__])[0][:200]
-    latest = tf.train.latest_checkpoint(checkpoint_dir) if checkpoint_dir else None
-    resume = (f"the latest checkpoint, {latest} (step {int(tf.train.load_variable(latest, 'global_step'))}), "
-              "is where the job resumes when it is started again") if latest else \
-        f"no checkpoint was written to {checkpoint_dir or 'a checkpoint directory'} yet: a new start " \
-        "begins from the beginning"
+    resume = _replicas.resume_from(checkpoint_dir, "the job resumes when it is started again")
     return RuntimeError(f"{runner}: {task} stopped during training ({type(error).__name__}: {detail}); "
                         f"the variables it held are lost; restart the job: {resume}")

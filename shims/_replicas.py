@@ -216,18 +216,24 @@ LOST_WORKER_ERRORS = (tf.errors.UnavailableError, tf.errors.AbortedError, tf.err
 def worker_lost(error, checkpoint_dir: str, runner: str) -> RuntimeError:
     """One clear error when the cluster lost a worker mid-step (TensorFlow aborts the
     collective on the others): where training can resume from."""
-    latest = tf.train.latest_checkpoint(checkpoint_dir) if checkpoint_dir else None
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     telling = [line for line in lines if re.search(r"unhealthy|abort|unavailable|connect|socket|"
                                                    r"heartbeat|task", line, re.I)]
     detail = (telling or lines or [type(error).__name__])[0][:300]
-    resume = (f"the latest checkpoint, {latest} (step "
-              f"{int(tf.train.load_variable(latest, 'global_step'))}), is where every worker "
-              "resumes when the job is started again") if latest else \
-        f"no checkpoint was written to {checkpoint_dir or 'a checkpoint directory'} yet: a new start " \
-        "begins from the beginning"
+    resume = resume_from(checkpoint_dir, "every worker resumes when the job is started again")
     return RuntimeError(f"{runner}: a worker of the cluster stopped during training "
                         f"({type(error).__name__}: {detail}); {resume}")
+
+
+def resume_from(checkpoint_dir: str, resumes: str) -> str:
+    """Where a job a lost task stopped starts again: ``the latest checkpoint, <path> (step
+    N), is where <resumes>``, or that none was written yet."""
+    latest = tf.train.latest_checkpoint(checkpoint_dir) if checkpoint_dir else None
+    if latest is None:
+        return (f"no checkpoint was written to {checkpoint_dir or 'a checkpoint directory'} yet: "
+                "a new start begins from the beginning")
+    step = int(tf.train.load_variable(latest, "global_step"))
+    return f"the latest checkpoint, {latest} (step {step}), is where {resumes}"
 
 
 def from_chief(program) -> None:

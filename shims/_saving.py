@@ -44,7 +44,7 @@ class CheckpointSaver:
             self._last_step, self._last_time = step, time.time()
             return False
         if self._program.parameter_servers is not None:  # the steps in flight have run: the
-            self._program._before_save()                 # checkpoint is named by the step its
+            self._program._settle()                      # checkpoint is named by the step its
             step = int(self._program.variable("global_step").numpy())  # variables are at
         for listener in self._listeners:
             listener.before_save(None, step)

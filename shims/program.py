@@ -1334,17 +1334,15 @@ class GraphProgram(tf.Module):
         self._settle()
         if saver is not None:
             self._built_saver(saver).restore(None, path)
-            if self._state.strategy is not None:  # it restored the first copies
-                _replicas.after_restore(self.global_variables(), self._state.shadows)
-            return
-        wanted = {self.name_of(v): v for v in self.global_variables()}
-        present = dict(tf.train.list_variables(path))
-        missing = sorted(n for n in wanted if n not in present)
-        if missing:
-            raise ValueError(f"checkpoint {path} does not hold {len(missing)} variable(s) of this "
-                             f"program: {', '.join(missing[:10])}"
-                             f"{' ...' if len(missing) > 10 else ''}")
-        self._saver().restore(None, path)
+        else:
+            wanted = {self.name_of(v): v for v in self.global_variables()}
+            present = dict(tf.train.list_variables(path))
+            missing = sorted(n for n in wanted if n not in present)
+            if missing:
+                raise ValueError(f"checkpoint {path} does not hold {len(missing)} variable(s) of this "
+                                 f"program: {', '.join(missing[:10])}"
+                                 f"{' ...' if len(missing) > 10 else ''}")
+            self._saver().restore(None, path)
         if self._state.strategy is not None:  # the Saver restored the first copies
             _replicas.after_restore(self.global_variables(), self._state.shadows)
 

@@ -14,7 +14,7 @@ from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_
 
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
-                     _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value)
+                     _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value, innermost_function)
 
 
 @dataclass
@@ -114,12 +114,8 @@ class Detect:
         """Where a name ``stmt`` binds lives: the body of the innermost function holding it
         (``def train(): graph = tf.Graph() ...``: its locals, which reading the module as a
         whole leaves out), else the module."""
-        found = None
-        for function in nodes_of(self.ctx.module, cst.FunctionDef):
-            if isinstance(function.body, cst.IndentedBlock) and id(stmt) in _ids(function.body) \
-                    and (found is None or id(function) in _ids(found.body)):
-                found = function
-        return self.ctx.module if found is None else found.body
+        function = innermost_function(self.ctx.module, stmt)
+        return self.ctx.module if function is None else function.body
 
     def _inner_blocks(self, stmt) -> list:
         """The statement lists of a compound statement that a program may live in. A

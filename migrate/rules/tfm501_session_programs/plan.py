@@ -1279,9 +1279,9 @@ def _default_graph_writer(key, value, called, name_of) -> Optional[Tuple[str, cs
     else None. Any other argument reading the graph keeps it graph code."""
     if not key or called != "tf.summary.FileWriter" or not isinstance(value, cst.Call):
         return None
-    graph = -1
+    graph, positional = -1, ("logdir", "graph")  # (FileWriter's first parameters)
     for i, arg in enumerate(value.args):
-        keyword = arg.keyword.value if arg.keyword else ("logdir", "graph")[min(i, 1)] if i < 2 else None
+        keyword = arg.keyword.value if arg.keyword else positional[i] if i < len(positional) else None
         if keyword == "graph":
             if not (isinstance(arg.value, cst.Call) and not arg.value.args
                     and name_of(arg.value) == "tf.get_default_graph"):

@@ -387,3 +387,20 @@ def feed_dict_of(call: cst.Call) -> Optional[cst.BaseExpression]:
         if (a.keyword.value if a.keyword else ("feed_dict" if i == 1 else None)) == "feed_dict":
             return a.value
     return None
+
+
+def innermost_function(module: cst.Module, node) -> Optional[cst.FunctionDef]:
+    """The innermost function of ``module`` holding ``node``, else None (the module's)."""
+    found = [f for f in nodes_of(module, cst.FunctionDef) if id(node) in _ids(f)]
+    return min(found, key=lambda f: len(_ids(f)), default=None)
+
+
+# a graph reading its own input (an iterator's, a queue's): what each tower of one graph, or
+# each worker of a TF1 cluster, read for itself
+GRAPH_INPUT_READS = ("get_next", "dequeue", "dequeue_many", "dequeue_up_to")
+
+
+def input_reads(stmts, methods=GRAPH_INPUT_READS) -> List[str]:
+    """The input-reading methods called in ``stmts`` (``iterator.get_next()``), sorted."""
+    return sorted({c.func.attr.value for s in stmts for c in nodes_of(s, cst.Call)
+                   if isinstance(c.func, cst.Attribute) and c.func.attr.value in methods})

@@ -37,7 +37,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from .syntax import _collect, _target_names
+from .syntax import GRAPH_INPUT_READS, _collect, _target_names, input_reads
 
 # TensorFlow calls that make variables (a branch on the tower index may not: a replica alone
 # cannot make a mirrored variable)
@@ -46,7 +46,7 @@ _MAKES_VARIABLES = ("tf.Variable", "tf.get_variable", "tf.layers.", "tf.contrib.
                     "tf.variable_scope", "tf.compat.", "tf.summary.FileWriter")
 # a tower reading its own batch (an iterator's, a queue's): replicas would take them in no
 # fixed order, where one graph's towers took them in turn
-_INPUT_READS = ("get_next", "dequeue", "dequeue_many", "dequeue_up_to", "next_batch")
+_INPUT_READS = (*GRAPH_INPUT_READS, "next_batch")
 # what makes a combining function an average or a sum of the towers' gradients
 _AVERAGING = ("reduce_mean", "mean", "div", "divide", "truediv")
 _SUMMING = ("add_n", "reduce_sum", "accumulate_n")
@@ -155,8 +155,7 @@ class Towers:
         count = _loop_range(loop)
         if any(k in bound for _, k in _collect(loop.iter).reads):
             return f"the tower count {count} is made by graph code"
-        reads = sorted({c.func.attr.value for s in loop.body.body for c in nodes_of(s, cst.Call)
-                        if isinstance(c.func, cst.Attribute) and c.func.attr.value in _INPUT_READS})
+        reads = input_reads(loop.body.body, _INPUT_READS)
         if reads:  # replicas would take the batches in no fixed order
             return f"each tower reads its own input ({reads[0]}())"
         if any(n.value == "UPDATE_OPS" for n in nodes_of(self.ctx.module, cst.Name)):

@@ -54,7 +54,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from .syntax import _collect, _ids, _value
+from .syntax import _collect, _ids, _value, innermost_function, input_reads
 
 SYNC_OPTIMIZER = "tf.train.SyncReplicasOptimizer"
 SETTER = "tf.train.replica_device_setter"
@@ -94,15 +94,11 @@ class WorkerProgram:
         return any(id(node) in _ids(lst.elements[i]) for lst, drop in self.hook_lists for i in drop)
 
 
-# a graph reading its own input (an iterator's, a queue's): each TF1 worker read its own, where
-# ParameterServerStrategy's steps take per-worker datasets the coordinator makes
-_INPUT_READS = ("get_next", "dequeue", "dequeue_many", "dequeue_up_to")
-
-
 def _graph_input(graph_stmts) -> Optional[str]:
-    """Why an asynchronous program's graph input keeps it on its TF1 cluster, else None."""
-    reads = sorted({c.func.attr.value for s in graph_stmts for c in nodes_of(s, cst.Call)
-                    if isinstance(c.func, cst.Attribute) and c.func.attr.value in _INPUT_READS})
+    """Why an asynchronous program's graph input keeps it on its TF1 cluster (each TF1
+    worker read its own, where ParameterServerStrategy's steps take per-worker datasets the
+    coordinator makes), else None."""
+    reads = input_reads(graph_stmts)
     if reads:
         return (f"its graph reads its own input ({reads[0]}()), which each TF1 worker read for "
                 "itself; ParameterServerStrategy's steps take per-worker datasets")
@@ -131,11 +127,6 @@ def _hook_statement(stmt, hook_names) -> bool:
     return isinstance(line, cst.Assign) and len(line.targets) == 1 \
         and isinstance(line.targets[0].target, cst.Name) and line.targets[0].target.value in hook_names \
         and _is_hook(line.value, ())
-
-
-def _innermost_function(module: cst.Module, node) -> Optional[cst.FunctionDef]:
-    found = [f for f in nodes_of(module, cst.FunctionDef) if id(node) in _ids(f)]
-    return min(found, key=lambda f: len(_ids(f)), default=None)
 
 
 class Workers:
@@ -240,12 +231,12 @@ class Workers:
             return "its session's master is not a server's target"
         name = master.value.value
         module = self.ctx.module
-        scope = _innermost_function(module, anchor)  # the session's function (None: the module)
+        scope = innermost_function(module, anchor)  # the session's function (None: the module)
         made = [s for s in nodes_of(scope or module, cst.SimpleStatementLine)
                 if isinstance(s.body[0], cst.Assign) and len(s.body[0].targets) == 1
                 and isinstance(s.body[0].targets[0].target, cst.Name)
                 and s.body[0].targets[0].target.value == name
-                and _innermost_function(module, s) is scope]
+                and innermost_function(module, s) is scope]
         if len(made) != 1 or self._call_name(_value(made[0])) != SERVER:
             return f"{name} is not one tf.train.Server made in the session's function"
         return name, _value(made[0])
