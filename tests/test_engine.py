@@ -1,4 +1,7 @@
 """Rules working together in one pass."""
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from migrate.codemod.engine import transform
 from migrate.codemod.rule import all_rules
 
@@ -85,6 +88,44 @@ def test_a_project_s_own_layers_contrib_and_models_do_not_make_a_rule_look_at_a_
         for line in lines:
             assert rules[code].applies("import tensorflow as tf\n" + line), (code, line)
 
+
+
+def test_numpy_s_removed_names_are_looked_for_on_numpy_only():
+    """TFM122's text test wants a removed name read from a name ``import numpy`` binds:
+    ``tf.cast``, ``tf.math`` and ``tf.compat`` (numpy 1.18 also had ``cast``, ``math`` and
+    ``compat``) do not make it parse a file; ``np.int`` does, also split over lines in
+    brackets with a comment between, and through ``import numpy`` without an alias."""
+    rule = all_rules()["TFM122"]
+    tf_only = "import numpy as np\nimport tensorflow as tf\nx = tf.cast(tf.math.abs(y), tf.float32)\n"
+    assert not rule.applies(tf_only)
+    assert not rule.applies("import numpy as np\nx = other.int(3) + npx.float(2)\n")
+    for line in ("x = y.astype(np.int)\n", "z = f(np  # old alias\n      .float_)\n",
+                 "w = np . NaN\n"):
+        assert rule.applies("import numpy as np\n" + line), line
+    assert rule.applies("import os, numpy\nv = numpy.asscalar(a)\n")
+    assert transform("import numpy as np\nx = f(np  # c\n  .int)\n", [rule]).new_source \
+        == "import numpy as np\nx = f(int)\n"
+
+
+_NEEDLE_WORDS = ["tf", ".", "@", "function", "defun", "def call", "import", "from", "tensorflow",
+                 "keras", "tf_keras", "layers", "layers.", "dense", "Layer", "Model", "Sequential",
+                 "summary", "contrib", ".contrib", "rnn_cell", "Session", "placeholder", "(", " ",
+                 "\n", "_", "x", "as", ",", "compat", "python", "undef"]
+
+
+@given(st.lists(st.sampled_from(_NEEDLE_WORDS), max_size=14))
+@settings(max_examples=400, deadline=None)
+def test_a_needle_tried_where_its_matches_start_decides_as_a_search_of_the_whole_text(words):
+    """``Needle(starts=...)`` tries its pattern only where one of ``starts`` is (a speed-up
+    over searching the whole text): on any text its verdict is the plain search's."""
+    from migrate.codemod import needles
+
+    text = "".join(words)
+    started = [n for n in vars(needles).values() if isinstance(n, needles.Needle) and n.starts]
+    assert len(started) >= 8
+    for needle in started:
+        plain = any(lit in text for lit in needle.literals) and needle.pattern.search(text) is not None
+        assert needle.search(text) == plain, (needle.pattern.pattern, text)
 
 GRAPH_MODE_PROGRAM = """import numpy as np
 import tensorflow as tf

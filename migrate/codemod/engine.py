@@ -481,13 +481,10 @@ _STATEMENT_HOLDERS = (cst.Module, cst.IndentedBlock, cst.Else, cst.Finally, cst.
                       cst.ExceptStarHandler, cst.MatchCase)
 
 
-def _has_import(module: cst.Module, statement: str) -> bool:
-    wanted = cst.parse_statement(statement)
-    code = module.code_for_node(wanted).strip()
-    for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine) and module.code_for_node(stmt).strip() == code:
-            return True
-    return False
+def _module_lines(module: cst.Module, kinds: tuple) -> Set[str]:
+    """The code of the module-level simple statement lines that begin with one of ``kinds``."""
+    return {module.code_for_node(stmt).strip() for stmt in module.body
+            if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and isinstance(stmt.body[0], kinds)}
 
 
 def _target_imports(statements: List[str], target: Target, source: str) -> List[str]:
@@ -504,7 +501,11 @@ def _target_imports(statements: List[str], target: Target, source: str) -> List[
 
 
 def _add_imports(module: cst.Module, statements: Sequence[str]) -> cst.Module:
-    todo = [s for s in dict.fromkeys(statements) if not _has_import(module, s)]
+    wanted = {s: cst.parse_statement(s) for s in dict.fromkeys(statements)}
+    kinds = tuple({type(w.body[0]) for w in wanted.values()
+                   if isinstance(w, cst.SimpleStatementLine) and w.body})
+    present = _module_lines(module, kinds) if kinds else set()
+    todo = [s for s, w in wanted.items() if module.code_for_node(w).strip() not in present]
     if not todo:
         return module
     # shims must come before tensorflow (it selects the Keras generation)

@@ -15,45 +15,107 @@ TF_ROOTS = ("tensorflow", "keras", "tf_keras", "tf_slim", "tensorflow_estimator"
 
 
 class Needle:
-    def __init__(self, literals: Sequence[str], pattern: Optional[str] = None) -> None:
+    """``literals``: one must be in the text; ``pattern``: then it must match. ``starts``:
+    texts every match of ``pattern`` begins with (after its lookbehinds); given, the pattern
+    is tried only where one of them is (``str.find``), several times faster than a search
+    of the whole text by a pattern that begins with ``\\b`` or an alternation."""
+
+    def __init__(self, literals: Sequence[str], pattern: Optional[str] = None,
+                 starts: Sequence[str] = ()) -> None:
         self.literals = tuple(literals)
         self.pattern = re.compile(pattern) if pattern else None
+        self.starts = tuple(starts)
 
     def search(self, text: str) -> bool:
         if not any(literal in text for literal in self.literals):
             return False
-        return self.pattern is None or self.pattern.search(text) is not None
+        if self.pattern is None:
+            return True
+        if not self.starts:
+            return self.pattern.search(text) is not None
+        match, find = self.pattern.match, text.find
+        for start in self.starts:
+            at = find(start)
+            while at >= 0:
+                if match(text, at):
+                    return True
+                at = find(start, at + 1)
+        return False
 
+
+
+# between a name and the attribute read from it: spaces, line continuations, comments
+# (``np  # why\n    .int`` inside brackets is one attribute)
+_GAP = r"(?:[ \t\f\r\n\\]|#[^\n]*)*"
+
+
+class ImportedAttribute(Needle):
+    """One of ``names`` read as an attribute of a name ``imported`` (a pattern beginning
+    with ``\\bimport``) binds: group 1 of its matches, or ``default`` where the import has
+    no ``as``. Both come from the file's own
+    text, so ``tf.cast`` is no hit for numpy's removed ``cast`` (``np.cast``)."""
+
+    def __init__(self, imported: "re.Pattern", default: str, names: Sequence[str]) -> None:
+        super().__init__((default,))
+        self.imported = imported
+        self.default = default
+        self.names = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+        self._patterns: dict = {}
+
+    def search(self, text: str) -> bool:
+        aliases, match, find = set(), self.imported.match, text.find
+        at = find("import")  # (the import pattern begins with it: see ``starts``)
+        while at >= 0:
+            found = match(text, at)
+            if found:
+                aliases.add(found.group(1) or self.default)
+            at = find("import", at + 1)
+        aliases = frozenset(aliases)
+        if not aliases or not self.names:
+            return False
+        pattern = self._patterns.get(aliases)
+        if pattern is None:
+            bound = "|".join(sorted(map(re.escape, aliases)))
+            pattern = self._patterns[aliases] = re.compile(
+                rf"(?<![\w.])(?:{bound}){_GAP}\.{_GAP}(?:{self.names})\b")
+        return pattern.search(text) is not None
 
 # an import of TensorFlow's public TF1 namespace (not compat.v1/v2, not tensorflow.python),
 # also as one name of several (`import os, tensorflow as tf`)
 TF1_IMPORT = Needle(("tensorflow",),
                     r"\b(import\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*tensorflow(?!\.compat|\.python)|"
-                    r"from\s+tensorflow(?!\.compat|\.python)[\w.]*\s+import\s+(?!compat\b))")
+                    r"from\s+tensorflow(?!\.compat|\.python)[\w.]*\s+import\s+(?!compat\b))",
+                    starts=("import", "from"))
 # a line importing something named layers from TensorFlow or Keras (``from tensorflow
 # import layers``, ``import tensorflow.compat.v1.layers as tfl``, ``from tensorflow.layers
 # import dense``): a project's own ``from model.layers import common_layers`` is not one
 _TF_LAYERS_IMPORT = r"\b(?:tensorflow|keras|tf_keras)\b[^\n]*\blayers\b"
+# where a match of ``\b(?:tensorflow|keras|tf_keras)\b...`` can begin (``starts``)
+_TF_ROOT_WORDS = ("tensorflow", "keras", "tf_keras")
 # tf.layers.* functions, or `layers` imported from TensorFlow
 TF_LAYERS = Needle(("layers",), r"\blayers\.(dense|dropout|flatten|conv|separable|batch_norm|max_pool|"
-                                r"average_pool)|" + _TF_LAYERS_IMPORT)
+                                r"average_pool)|" + _TF_LAYERS_IMPORT, starts=("layers.", *_TF_ROOT_WORDS))
 # tf.contrib through any alias (``tf.contrib.layers``, ``import tensorflow.contrib.slim``,
 # ``from tensorflow import contrib``), tf-slim, or an rnn_cell module: a project's own
 # ``contrib`` module (``from tensor2tensor.utils import contrib``) is not one
 CONTRIB = Needle(("contrib", "tf_slim", "rnn_cell"),
-                 r"\.contrib\b|\btensorflow\b[^\n]*\bcontrib\b|tf_slim|rnn_cell")
+                 r"\.contrib\b|\btensorflow\b[^\n]*\bcontrib\b|tf_slim|rnn_cell",
+                 starts=(".contrib", "tensorflow", "tf_slim", "rnn_cell"))
 EAGER_ENABLE = Needle(("enable_eager_execution", "enable_v2_behavior", "disable_v2_behavior",
                        "disable_eager_execution"))
 # Layer, Model or Sequential as a word: a Keras base class resolves to one of these names
 # (tf.keras.Model, an imported Layer, keras.engine.base_layer.Layer), and a project's own
 # T2TModel or BaseModel is not one
-KERAS_CLASS = Needle(("Layer", "Model", "Sequential"), r"\b(?:Layer|Model|Sequential)\b")
+KERAS_CLASS = Needle(("Layer", "Model", "Sequential"), r"\b(?:Layer|Model|Sequential)\b",
+                     starts=("Layer", "Model", "Sequential"))
 VARIABLE = Needle(("Variable",))
 # a container assigned to an attribute, or filled in place
 CONTAINER = Needle(("self.",), r"self\.\w+\s*=\s*(\[|\{|\(|list\(|dict\(|tuple\()|"
                                r"self\.\w+\.(append|extend|insert)\(")
-TF_FUNCTION = Needle(("function", "defun"), r"\.function\b|@function\b|\bdefun\b")
-TRACED = Needle(("function", "defun", "def call"), r"\.function\b|@function\b|\bdefun\b|def call\b")
+TF_FUNCTION = Needle(("function", "defun"), r"\.function\b|@function\b|\bdefun\b",
+                     starts=(".function", "@function", "defun"))
+TRACED = Needle(("function", "defun", "def call"), r"\.function\b|@function\b|\bdefun\b|def call\b",
+                starts=(".function", "@function", "defun", "def call"))
 SIDE_EFFECT = Needle(("print(", ".append(", ".extend(", ".insert(", ".pop(", ".remove(", ".clear(",
                       ".update(", ".add(", ".discard(", ".setdefault(", ".popitem(", ".sort(",
                       ".reverse(", "global ", "nonlocal "))
@@ -61,9 +123,11 @@ EXECUTING_EAGERLY = Needle(("executing_eagerly",))
 PYTHON_VALUE = Needle((".numpy(", "float(", "int(", "bool("))
 # tf.summary through any alias (``tf.summary.scalar``, ``from tensorflow import summary``,
 # ``from tensorflow.summary import scalar``): not the word in a docstring or a variable name
-SUMMARY = Needle(("summary",), r"\bsummary\.|\b(?:tensorflow|keras|tf_keras)\b[^\n]*\bsummary\b")
+SUMMARY = Needle(("summary",), r"\bsummary\.|\b(?:tensorflow|keras|tf_keras)\b[^\n]*\bsummary\b",
+                 starts=("summary.", *_TF_ROOT_WORDS))
 # a TF1 layer class (capitalized name after layers.), or layers imported from TensorFlow
-TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|" + _TF_LAYERS_IMPORT)
+TF_LAYER_CLASSES = Needle(("layers",), r"\blayers\.[A-Z]|" + _TF_LAYERS_IMPORT,
+                          starts=("layers.", *_TF_ROOT_WORDS))
 # TF1-only API in the text: what tells TF1 code from TF2 code using the same import.
 # Explicit compat.v1 uses do not count (half-migrated TF2 code has them too).
 _TF1_MARKERS = [r"(Interactive)?Session\(", r"placeholder\(", r"get_variable\(", r"variable_scope\(",
@@ -170,4 +234,5 @@ def tf1_only(name) -> bool:
 # a TF1 Session being made (TFM104, TFM501)
 SESSION = Needle(("Session",), r"Session\s*\(")  # any: tf.Session, MonitoredTrainingSession, ...
 # a Session being made, or a placeholder (TFM501: programs, and graph code left outside them)
-GRAPH_PROGRAM = Needle(("Session", "placeholder"), r"Session\s*\(|placeholder(?:_with_default)?\s*\(")
+GRAPH_PROGRAM = Needle(("Session", "placeholder"), r"Session\s*\(|placeholder(?:_with_default)?\s*\(",
+                       starts=("Session", "placeholder"))

@@ -6,7 +6,7 @@ from typing import Dict, Optional, Set
 import libcst as cst
 
 from migrate.codemod.cstutil import code
-from migrate.codemod.needles import Needle
+from migrate.codemod.needles import ImportedAttribute, Needle
 from migrate.codemod.rule import Rule
 from migrate.codemod.tables import upgrade_tables
 
@@ -14,8 +14,8 @@ REMOVED: Dict[str, dict] = upgrade_tables().get("numpy_removed", {})
 # `import numpy as np`, also one of several (`import os, numpy as np`)
 IMPORTED = re.compile(r"\bimport\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*numpy(?:\s+as\s+(\w+))?\b")
 NUMPY = Needle(("numpy",), IMPORTED.pattern)
-NAMES = Needle(tuple(f".{n}" for n in REMOVED),
-               r"\.(" + "|".join(sorted(map(re.escape, REMOVED), key=len, reverse=True)) + r")\b")
+# `np.int`, not `tf.cast`: many removed names (cast, math, compat, float) are common attributes
+NAMES = ImportedAttribute(IMPORTED, "numpy", sorted(REMOVED))
 # a replacement that is an expression of its own (`-np.inf`, `-0.0`) keeps its meaning
 # unparenthesized only where it stands alone
 ALONE = (cst.Arg, cst.Element, cst.DictElement, cst.AssignTarget, cst.Assign, cst.AnnAssign,
