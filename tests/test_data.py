@@ -30,6 +30,10 @@ def test_tables_hold_what_the_rules_need():
     assert tables["keyword_renames"]["tf.argmax"]["dimension"] == "axis"
     assert "tf.where" in tables["tf2_symbols_set"]  # valid TF2 too: renamed only in TF1 files
     assert "tf.Session" not in tables["tf2_symbols_set"]
+    # TF 1.15's private paths of public objects: the Cookbook's `ops.reset_default_graph()`
+    ops = tables["private_public"]["tensorflow.python.framework.ops"]
+    assert ops["reset_default_graph"] == "tf.reset_default_graph" and ops["Graph"] == "tf.Graph"
+    assert tables["private_public"]["tensorflow.python.client.session"]["Session"] == "tf.Session"
     from migrate.codemod.tables import PATH
 
     with open(PATH, encoding="utf-8") as handle:

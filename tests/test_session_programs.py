@@ -142,6 +142,50 @@ def test_programs_in_blocks_become_eager_and_equal_tf1(tmp_path, tf1_python, nam
     assert report["streams"]["printed"]["lines"], "nothing printed was compared"
 
 
+EVALUATIONS = '''"""A cookbook's first chapter: a session that shows what ops compute on Python values."""
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework import ops
+ops.reset_default_graph()
+
+# Open graph session
+sess = tf.Session()
+
+x_vals = np.linspace(start=-10., stop=10., num=7)
+print(sess.run(tf.nn.relu([-3., 3., 10.])))
+y_sigmoid = sess.run(tf.nn.sigmoid(x_vals))
+print("sigmoid", y_sigmoid)
+print(sess.run(tf.div(3, 4)), sess.run(tf.truediv(3, 4)))
+
+hypothesis = list("bear")
+truth = list("beers")
+h1 = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 0, 3]], hypothesis, [1, 1, 1])
+t1 = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 0, 3], [0, 0, 4]], truth, [1, 1, 1])
+print("distance", sess.run(tf.edit_distance(h1, t1, normalize=False)))
+with tf.Session() as session:
+    tanh, softsign = session.run([tf.nn.tanh(x_vals), tf.nn.softsign(x_vals)])
+    print("tanh", tanh, "softsign", softsign)
+sess.close()
+'''
+
+
+def test_a_session_that_only_evaluates_becomes_eager_values_and_equals_tf1(tmp_path, tf1_python):
+    """A session made first that only evaluates TensorFlow on Python values (the
+    Cookbook's first chapter) has no graph to build: it used to stay in graph mode ("no
+    graph-building code found before the Session"). The session goes and each run is
+    ``shims.evaluated(...)``, computed where it stands; TF 1.15 prints the same."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "evaluations.py").write_text(EVALUATIONS)
+    migrate(tmp_path / "src" / "evaluations.py", tmp_path / "out")
+    text = (tmp_path / "out" / "evaluations.py").read_text()
+    for gone in ("Session", "sess.run", "disable_eager", ".close()"):
+        assert gone not in text, text
+    assert text.count("shims.evaluated(") == 6, text
+    report = equivalent(tf1_python, tmp_path / "src" / "evaluations.py", tmp_path / "out" / "evaluations.py")
+    printed = report["streams"]["printed"]["lines"]
+    assert sum(len(line["tf1"]) for line in printed) >= 20, printed
+
+
 LATE_IMPORT = '''import os
 os.environ["CUDA_VISIBLE_DEVICES"] = ""
 import numpy as np

@@ -27,6 +27,7 @@ from migrate.codemod.stars import header as star_header
 from migrate.codemod.stars import project_stars, tf_bindings
 from migrate.codemod.rule import Finding, Reported, Rule, SymbolRule
 from migrate.codemod.shared import uses_keras
+from migrate.codemod.tables import upgrade_tables
 from migrate.codemod.target import DEFAULT, Target
 
 SUPPRESS = re.compile(r"#\s*tf-migrate:\s*ignore(?:\[([A-Z0-9_, ]+)\])?")
@@ -94,6 +95,17 @@ class FileContext:
     def v1(self, node: cst.BaseExpression) -> Optional[str]:
         """TF1 spelling of a TensorFlow name (``tf.layers.dense``), else None."""
         return v1name(self.resolver.qualname(node))
+
+    def public_v1(self, node: cst.BaseExpression) -> Optional[str]:
+        """``v1``, with a TF1 object reached through its private module by its public name:
+        ``ops.reset_default_graph`` (``from tensorflow.python.framework import ops``, as
+        many tutorials wrote it) is ``tf.reset_default_graph``."""
+        name = self.v1(node)
+        if name is None or not name.startswith("tf.python."):
+            return name
+        module, _, member = name.rpartition(".")
+        found = upgrade_tables().get("private_public", {}).get("tensorflow" + module[2:], {})
+        return found.get(member, name)
 
     def keras(self, node: cst.BaseExpression) -> Optional[str]:
         """``keras.layers.Dense`` for any tf.keras / keras / tf_keras spelling, else None."""

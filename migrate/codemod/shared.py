@@ -160,7 +160,7 @@ def is_graph_switch(ctx, stmt) -> bool:
     """``tf.compat.v1.disable_eager_execution()`` (or ``disable_v2_behavior()``) as a statement."""
     return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
             and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.Call)
-            and ctx.v1(stmt.body[0].value.func) in GRAPH_SWITCHES)
+            and ctx.public_v1(stmt.body[0].value.func) in GRAPH_SWITCHES)
 
 
 def resets_graph(ctx, stmt) -> bool:
@@ -170,7 +170,7 @@ def resets_graph(ctx, stmt) -> bool:
     call = _called(stmt)
     if call is None:
         return False
-    if ctx.v1(call.func) == "tf.reset_default_graph":
+    if ctx.public_v1(call.func) == "tf.reset_default_graph":
         return True
     if ctx.facts.graph_resetters is None:  # by the name called: read once, wherever the walk is
         ctx.facts.graph_resetters = {

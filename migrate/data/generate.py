@@ -24,6 +24,7 @@ import os
 import subprocess
 import sys
 import types
+from typing import Dict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
@@ -501,10 +502,19 @@ def _private(tf, tf2_object) -> dict:
             names[path] = public
         elif tf2_object("tf.compat.v1." + public[3:]) is not None:
             names[path] = "tf.compat.v1." + public[3:]
+    public_of: Dict[str, Dict[str, str]] = {}
+    for path, public in sorted(found["paths"].items()):
+        if path.startswith("tensorflow.python.") and public.startswith("tf.") \
+                and not public.startswith(("tf.estimator.", "tf.keras.", "tf.contrib.", "tf.compat.")):
+            module, _, member = path.rpartition(".")
+            public_of.setdefault(module, {})[member] = public
     return {
         # a private TF1 path (where a public object was defined) that TF 2.21 lacks -> its
         # public TF2 spelling (or its tf.estimator name, for TFM110)
         "private_names": names,
+        # every TF1 object's private path (module -> member -> its public TF1 name): what
+        # ``from tensorflow.python.framework import ops; ops.reset_default_graph()`` calls
+        "private_public": public_of,
         # modules of TF 1.15's private trees that TF 2.21 has not: importing them fails
         "private_modules_gone": [m for m in found["modules"] if not _tf2_has_module(tf, m)],
         # the members TF 2.21 still has in the private modules shims keeps TF1's names of

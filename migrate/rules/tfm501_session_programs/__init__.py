@@ -3,7 +3,8 @@
 The rule works in stages, one file each: ``detect`` finds programs (``sections`` cuts a
 block where it resets the default graph, and keeps the sections that stay), ``plan`` reads one
 into a :class:`~.plan.Plan` (or says what blocks it; ``handed`` reads objects handed
-their script's session, ``objects`` model objects a script runs, ``names`` graph values made
+their script's session, ``evaluations`` sessions that only evaluate, ``objects`` model
+objects a script runs, ``names`` graph values made
 by and handed to the module's functions), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 cluster program on MultiWorkerMirroredStrategy or ParameterServerStrategy), and
@@ -20,6 +21,7 @@ from migrate.codemod.rule import Rule
 
 from .convert import Converter
 from .detect import Detect
+from .evaluations import Evaluations
 from .graph_mode import GraphMode, _makes_default
 from .handed import Handed
 from .names import Names
@@ -31,7 +33,7 @@ from .towers import Towers
 from .workers import Workers
 
 
-class SessionPrograms(Detect, Sections, Handed, Objects, Names, Planner, Converter, Towers, Workers, GraphMode, Rule):
+class SessionPrograms(Detect, Sections, Handed, Evaluations, Objects, Names, Planner, Converter, Towers, Workers, GraphMode, Rule):
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
@@ -101,6 +103,11 @@ converts the program, in a module or a function body, to eager TF2:
   converted ones, or only builds a graph, runs under `with shims.tf1_graph():` (a new
   graph, TF 1.15's variables), not under the global switch, which would stop the converted
   sections running eagerly.
+- a block whose sessions only evaluate TensorFlow on Python values
+  (`print(sess.run(tf.nn.relu([-3., 3., 10.])))`, the first chapters of tutorials and
+  cookbooks) has no graph to build: the sessions go and each run becomes
+  `shims.evaluated(...)`, computed where it stands (not when the block makes variables,
+  placeholders, optimizers, summaries or random draws, or evaluates a tensor another way).
 
 Where the conversion cannot be proven (a fetch or feed that is not a graph name, the
 session passed elsewhere, a graph name rebound later, a monitored session, ...), the

@@ -145,7 +145,7 @@ class Detect:
 
     # -- helpers -----------------------------------------------------------------------
     def _tfname(self, expr) -> Optional[str]:
-        return self.ctx.v1(expr)
+        return self.ctx.public_v1(expr)
 
     def _call_name(self, expr) -> Optional[str]:
         if isinstance(expr, cst.Call):
@@ -250,6 +250,10 @@ class Detect:
         except _NotAProgram:
             return None
         except _Blocked as why:
+            evaluations = None if self_name else self._evaluations_script(stmts, session_at)
+            if evaluations is not None:  # no graph: each run is TensorFlow on Python values
+                self._apply_evaluations(evaluations, written)
+                return None
             handed = None if self_name else (self._handed_blocker(stmts, session_at)
                                              or self._object_blocker(stmts, session_at))
             self._blocked.append(

@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import nodes_of
 
 from .syntax import (INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect,
-                     _ids, _key, _value)
+                     _ids, _key, _value, assigned_values)
 
 # TensorFlow calls that make graph state: a script's fetch reading one is no eager value
 GRAPH_ONLY = {"tf.Variable", "tf.get_variable", "tf.assign", "tf.assign_add", "tf.assign_sub",
@@ -261,11 +261,7 @@ class Handed:
         through the script's one-target assignments; nothing that makes variables, feeds,
         trains or initialises, and no random op (each run of it drew anew, an eager value is
         drawn once). What an object's method returns is numpy (its runs are its program's)."""
-        bound: Dict[str, list] = {}
-        for stmt in [s for node in rest for s in nodes_of(node, cst.SimpleStatementLine)]:
-            key = _assigned_key(stmt)
-            if key:
-                bound.setdefault(key, []).append(_value(stmt))
+        bound = assigned_values(rest)
         seen: Set[str] = set()
         todo, computes = [fetch], False
         while todo:

@@ -12,7 +12,7 @@ from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_SEEDS, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value,
@@ -157,7 +157,9 @@ class Planner:
         self_name, session = plan.self_name, plan.session
         region = range(len(stmts)) if self_name else range(session_at)
         functions = self._scan(stmts, region, session_at, plan, blockers)
-        end = None if self_name or plan.placeholders or plan.graph or blockers \
+        seeds_only = all(isinstance(stmts[i], cst.SimpleStatementLine)  # `tf.set_random_seed(7)`
+                         and self._call_name(_value(stmts[i])) in GRAPH_SEEDS for i in plan.graph)
+        end = None if self_name or plan.placeholders or not seeds_only or blockers \
             else self._session_first_end(stmts, session_at, session)
         if end is not None:  # `sess = tf.InteractiveSession()` before the graph it runs
             plan.session_first = True

@@ -2,7 +2,7 @@
 (``x``, ``self.x``), and the small readers of libcst statements every stage uses."""
 from __future__ import annotations
 
-from typing import List, Optional, Set
+from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
@@ -323,6 +323,17 @@ def _collect(*nodes, self_name: Optional[str] = None) -> _Collect:
         merged.calls += found.calls
         merged.uses.update(found.uses)
     return merged
+
+
+def assigned_values(nodes) -> Dict[str, list]:
+    """name -> the values its one-target assignments in ``nodes`` give it (nested blocks
+    too), in source order: what a read of the name may hold."""
+    bound: Dict[str, list] = {}
+    for stmt in [s for node in nodes for s in nodes_of(node, cst.SimpleStatementLine)]:
+        key = _assigned_key(stmt)
+        if key:
+            bound.setdefault(key, []).append(_value(stmt))
+    return bound
 
 
 def _fresh_container(value) -> bool:
