@@ -563,20 +563,6 @@ def evaluated(value):
     return _numpy(value)
 
 
-class StaticTensor:
-    """A graph value's static facts, as a TF1 graph tensor answered them outside a run."""
-
-    def __init__(self, shape, dtype) -> None:
-        self.shape = tf.TensorShape(shape)
-        self.dtype = tf.as_dtype(dtype).base_dtype
-
-    def get_shape(self) -> tf.TensorShape:
-        return self.shape
-
-    def __repr__(self) -> str:
-        return f"<StaticTensor shape={self.shape} dtype={self.dtype.name}>"
-
-
 class GraphProgram(tf.Module):
     """Run a TF1 graph-building function as TF2 step functions (see the module doc).
 
@@ -625,7 +611,6 @@ class GraphProgram(tf.Module):
         # DQN(sess)`): TF1 built the object's graph there, so its variables are named in it
         state.scope = tf.compat.v1.get_variable_scope().name if tf.executing_eagerly() else ""
         state.graph_variables = {}  # returned name -> the variable it is (see assign)
-        state.static = {}       # returned name or parameter -> its StaticTensor (see static)
         # TF1 name -> variable: the one tracked container (tf.train.Checkpoint sees it)
         self._by_name: Dict[str, tf.Variable] = {}
         _PROGRAMS.add(self)
@@ -797,20 +782,7 @@ class GraphProgram(tf.Module):
                             f"of names to graph values, not {type(values).__name__}")
         self._state.python_values = {k: v for k, v in values.items() if _python_object(v)}
         self._state.graph_variables = {k: v for k, v in values.items() if isinstance(v, tf.Variable)}
-        for key, value in [*args.items(), *values.items()]:
-            if isinstance(value, (tf.Tensor, tf.Variable)):
-                self._state.static[key] = StaticTensor(value.shape, value.dtype)
         return values
-
-    def static(self, name: str) -> "StaticTensor":
-        """What TF1 code read of a graph value outside ``sess.run``: its static shape and
-        dtype (``conv.shape.as_list()``, ``x.get_shape()``), from the program's trace, for a
-        returned name or a parameter (a former placeholder)."""
-        self._ensure_built()
-        try:
-            return self._state.static[name]
-        except KeyError:
-            raise KeyError(f"build returned no tensor named {name!r} and has no such parameter") from None
 
     def build_value(self, name: str):
         """A Python object ``build`` returned under ``name`` (a ``tf.train.Scaffold`` a

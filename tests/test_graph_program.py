@@ -89,19 +89,6 @@ def test_unknown_fetch_is_a_clear_error():
         program.run("nope", x=np.ones((1, 3), "float32"))
 
 
-def test_static_shapes_are_what_the_trace_gave_the_values():
-    """``program.static(name)``: a returned value's or a parameter's static shape and dtype,
-    as a TF1 graph tensor answered ``x.shape``/``x.get_shape()`` outside a run (unknown
-    batch dimension included); an unknown name is one clear KeyError."""
-    program = shims.GraphProgram(build, x=tf.TensorSpec([None, 3], tf.float32))
-    assert program.static("x").shape.as_list() == [None, 3]
-    assert program.static("w").get_shape().as_list() == [3, 1]
-    assert program.static("loss").shape.as_list() == [] and program.static("loss").dtype == tf.float32
-    with pytest.raises(KeyError, match="no tensor named 'train'"):
-        program.static("train")  # an op: no shape
-    assert program.run("loss", x=np.ones((2, 3), "float32")) == pytest.approx(3.0 * 2)
-
-
 def test_same_names_in_one_graph_get_tf1_suffixes(tf1_python):
     """Two TF1 optimizers' non-slot variables (beta1_power, beta1_power_1) and two raw
     variables named alike stay distinct, named as real TF 1.15 names them; a second step

@@ -4,9 +4,7 @@ tensorflow.python.framework import ops``, ``ops.reset_default_graph()``), makes 
 session first, then its data, placeholders, model, loss and optimizer, runs the
 initializer and trains one example at a time, printing the variable and the loss; a
 second example in the same script does it again for a classifier. The first sets
-TensorFlow's graph-level seed before its session, as the Cookbook's SVM examples do, binds
-a feed dict amid its graph and prints static shapes of graph values (``x.shape.as_list()``,
-``y.get_shape()``) before and after its runs."""
+TensorFlow's graph-level seed before its session, as the Cookbook's SVM examples do."""
 import numpy as np
 import tensorflow as tf
 from tensorflow.python.framework import ops
@@ -36,9 +34,6 @@ train_step = my_opt.minimize(loss)
 init = tf.global_variables_initializer()
 sess.run(init)
 
-feed_dict = {x_data: [x_vals[0]], y_target: [y_vals[0]]}
-print('Input length = {}, output shape = {}'.format(x_data.shape.as_list()[0], my_output.get_shape()))
-
 for i in range(60):
     rand_index = np.random.choice(100)
     rand_x = [x_vals[rand_index]]
@@ -47,8 +42,6 @@ for i in range(60):
     if (i + 1) % 20 == 0:
         print('Step #' + str(i + 1) + ' A = ' + str(sess.run(A)))
         print('Loss = ' + str(sess.run(loss, feed_dict={x_data: rand_x, y_target: rand_y})))
-print('First example loss = ' + str(sess.run(loss, feed_dict=feed_dict)))
-print('Loss shape = ' + str(loss.shape.as_list()))
 
 # Classification: sigmoid(x + A)
 ops.reset_default_graph()

@@ -210,8 +210,8 @@ class Converter:
         for _, key, _ in plan.assigns:  # variables given Python values
             if key not in fetched:
                 fetched.append(key)
-        for _, key in [*plan.hook_reads, *plan.static_reads]:  # what hooks ask for, static shapes
-            if key not in fetched and key not in plan.placeholders:
+        for _, key in plan.hook_reads:  # what hooks ask for
+            if key not in fetched:
                 fetched.append(key)
         fetched += [k for k in dict.fromkeys(plan.save_steps.values()) if k not in fetched]
         savers = (_key(call.func.value, plan.self_name) for call, _ in plan.saves)  # the build's own
@@ -334,8 +334,6 @@ class Converter:
             finding.replace(call, _as_evaluated)
         for node in plan.session_graphs:  # FileWriter(logdir, sess.graph): the step's graph
             finding.replace(node, cst.parse_expression(f"{program}.graph"))
-        for node, key in plan.static_reads:  # conv.shape.as_list(): the trace's static shape
-            finding.replace(node, cst.parse_expression(f'{program}.static("{_plain(key)}")'))
         for node, key in plan.hook_reads:  # NanTensorHook(loss): the hooks fetch by name
             finding.replace(node, cst.SimpleString(f'"{_plain(key)}"'))
         scopes = [*stmts, *plan.methods]

@@ -61,8 +61,6 @@ class Plan:
     hook_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     collections: List[cst.Call] = field(default_factory=list)  # tf.trainable_variables() past the graph
     session_graphs: List[cst.Attribute] = field(default_factory=list)  # `sess.graph` (a FileWriter's)
-    # `conv.shape.as_list()`, `x.get_shape()` past the graph: (the graph name read, its key)
-    static_reads: List[Tuple[cst.Name, str]] = field(default_factory=list)
     # `writer = tf.summary.FileWriter(logdir, tf.get_default_graph())` before the session: it
     # stays where it is (Python's), without its graph argument (the index, else -1), and is
     # given the program's graph once the program is made
@@ -282,8 +280,6 @@ class Planner:
                     raise _Blocked(f"queue-runner input with no tf.data form: {queues}")
                 if plan.monitored and self._makes_hooks(found):
                     continue  # `hooks = [tf.train.NanTensorHook(loss), ...]`: the session's, not graph
-                if key and not self_name and _feed_literal(value, plan.placeholders):
-                    continue  # `feed_dict = {x_input: data}`: what the runs feed, not graph code
                 if (self_name or plan.session_first) and i > session_at and any(
                         k == session for _, k in found.reads):
                     continue  # a run in __init__ or amid the graph (an initializer), `FileWriter(d,
@@ -555,8 +551,6 @@ class Planner:
                                if a.attr.value == "graph" and _key(a.value, self_name) == session]
         passed |= {id(a.value) for a in plan.session_graphs} | {
             id(n) for a in plan.session_graphs for n, _ in _collect(a.value, self_name=self_name).reads}
-        plan.static_reads = self._static_reads(rest, plan)  # `conv.shape` past the graph: the trace's
-        passed |= {id(n) for n, _ in plan.static_reads}
         for stmt in rest:
             scope_session, kept = session, by_name.get(id(stmt), set())
             if stmt is stmts[session_at]:
@@ -597,19 +591,6 @@ class Planner:
         undone = self._restore_undone(rest, plan)
         if undone:
             blockers.append(undone)
-
-    @staticmethod
-    def _static_reads(rest, plan: Plan) -> List[Tuple[cst.Name, str]]:
-        """``conv.shape.as_list()``, ``x.get_shape()`` where ``conv`` and ``x`` are the
-        program's graph values or placeholders (not a function's or comprehension's own name
-        that happens to be spelt alike). A class's program reads its own attributes."""
-        found: List[Tuple[cst.Name, str]] = []
-        for stmt in rest if plan.self_name is None else ():
-            reads = {id(n) for n, _ in _collect(stmt).reads}
-            found += [(a.value, a.value.value) for a in nodes_of(stmt, cst.Attribute)
-                      if a.attr.value in STATIC_FACTS and id(a.value) in reads
-                      and (a.value.value in plan.graph_keys or a.value.value in plan.placeholders)]
-        return found
 
     @staticmethod
     def _restore_undone(rest, plan: Plan) -> Optional[str]:
@@ -938,9 +919,6 @@ class Planner:
                 found = _collect(stmt, self_name=plan.self_name)
                 if plan.monitored and self._makes_hooks(found):
                     continue  # the monitored session's hooks (_read_graph)
-                if not plan.self_name and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign) \
-                        and _feed_literal(stmt.body[0].value, plan.placeholders):
-                    continue  # a feed dict the runs feed (_scan)
                 if any(k in plan.graph_keys for _, k in found.reads):
                     plan.graph.append(i)
                     plan.graph_keys |= found.binds
@@ -1249,18 +1227,6 @@ class Planner:
         return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
-
-
-# what TF1 code reads of a graph tensor outside a run, which the program's trace knows
-STATIC_FACTS = ("shape", "get_shape")
-
-
-def _feed_literal(value, placeholders) -> bool:
-    """``{x_input: data, keep_prob: 0.5}``: a dict literal whose keys are all placeholders,
-    made beside the graph (in a session-first program, between the initializer run and the
-    first run) for the runs to feed."""
-    return isinstance(value, cst.Dict) and bool(value.elements) and all(
-        isinstance(e, cst.DictElement) and _key(e.key, None) in placeholders for e in value.elements)
 
 
 def _session_block(stmts, session_at) -> Optional[list]:
