@@ -190,9 +190,17 @@ def upgrade(
     changed = [r for r in reports if r.changed]
     write_errors, written = [], []
     if write:
+        from migrate.codemod.runner import run
         from migrate.codemod.write import write_outputs
 
-        write_errors = write_outputs(paths, reports, outtree)
+        def redo(stale: List[str]):  # files another run (or the user) wrote meanwhile
+            options = {"target": target} if target is not None else {}
+            return run(stale, codes, fix=True, jobs=jobs, use_cache=not no_cache, timeout=timeout,
+                       **options)
+
+        outcome = write_outputs(paths, reports, outtree, redo)
+        write_errors, reports = outcome.errors, outcome.reports
+        changed = [r for r in reports if r.changed]
         failed = {os.path.abspath(path) for path, _ in write_errors}
         written = [r for r in changed if os.path.abspath(r.path) not in failed]
     elif fmt == "text" and diff and not check:

@@ -9,12 +9,19 @@ it opened is a regular file before reading a byte. Errors are ``OSError`` whose
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import re
 import shutil
 import stat
-from typing import List, Optional, Tuple
+import time
+from typing import Iterator, List, Optional, Tuple
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: the lock file below
+    fcntl = None  # type: ignore[assignment]
 
 
 class NotRegular(OSError):
@@ -166,3 +173,42 @@ def sweep_temps(folder: str) -> List[Tuple[str, str]]:
     return kept
 
 
+
+
+# -- one writer a folder at a time ----------------------------------------------------
+LOCK_FILE = ".tf-migrate.lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str) -> Iterator[None]:
+    """Hold ``folder``'s write lock: between tf-migrate runs, only one at a time checks a
+    file of this folder and replaces it (the check that the file still holds what was read
+    and the rename are one step). POSIX: ``flock`` on the folder itself, released by the
+    kernel when a run dies, leaving nothing behind. Elsewhere: a lock file made with
+    ``O_EXCL`` and removed after (one left by a killed run is taken over after 60 s)."""
+    if fcntl is not None:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0))
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the only descriptor releases the lock
+        return
+    path = os.path.join(folder, LOCK_FILE)  # pragma: no cover - Windows
+    while True:  # pragma: no cover - Windows
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            break
+        except FileExistsError:
+            try:
+                if time.time() - os.stat(path).st_mtime > 60:
+                    os.unlink(path)
+                    continue
+            except OSError:
+                continue
+            time.sleep(0.01)
+    try:  # pragma: no cover - Windows
+        yield
+    finally:  # pragma: no cover - Windows
+        with contextlib.suppress(OSError):
+            os.unlink(path)

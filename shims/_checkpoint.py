@@ -71,6 +71,40 @@ def tracked_variables(root) -> List[Tuple[str, object]]:
     return out
 
 
+def _shown_name(variable) -> str:
+    """A variable's own name as its layers give it (Keras 3's ``path``, TF's ``name``
+    without ``:0``): what a user recognises, unlike the object path of a checkpoint."""
+    path = getattr(variable, "path", None)
+    name = path if isinstance(path, str) and path else str(getattr(variable, "name", ""))
+    return name[:-2] if name.endswith(":0") else name
+
+
+def _name_what_is_left(report: "LoadReport", old: dict, new: dict, variables: dict) -> None:
+    """Say what was left unmatched in the user's names: a model variable named like a TF1
+    variable left over (``dense/kernel``, or the one left with its last name part) is a
+    shape or dtype mismatch with both shapes; the others carry their own name beside the
+    object path."""
+    left_old = list(report.unexpected)
+    still_missing = []
+    for nkey in report.missing:
+        shown = _shown_name(variables[nkey])
+        same = [o for o in left_old if o == shown] or [
+            o for o in left_old if o.rsplit("/", 1)[-1] == shown.rsplit("/", 1)[-1]]
+        if len(same) == 1:
+            okey = same[0]
+            left_old.remove(okey)
+            report.mismatched.append(
+                f"{okey} {_shape(old[okey])} in the checkpoint, {shown} {_shape(new[nkey])} in the model")
+        else:
+            still_missing.append(f"{shown} ({nkey})" if shown and shown != nkey else nkey)
+    report.missing, report.unexpected = still_missing, left_old
+
+
+def _shape(spec: tuple) -> str:
+    shape, dtype = spec
+    return f"{dtype}[{', '.join(str(d) for d in shape)}]"
+
+
 def load_tf1_checkpoint(obj, path: str, name_map: Union[None, str, NameMap] = None,
                         strict: bool = True) -> LoadReport:
     """Assign every variable of ``obj`` from a TF1 name-based checkpoint at ``path``.
@@ -116,6 +150,8 @@ def load_tf1_checkpoint(obj, path: str, name_map: Union[None, str, NameMap] = No
         else:
             report.matched.append((okey, nkey, how))
             assignments.append((variables[nkey], okey))
+    if not report.ok:
+        _name_what_is_left(report, old, new, variables)
     if strict and not report.ok:
         raise ValueError(f"load_tf1_checkpoint({path}): {report.problems()}")
     for variable, okey in assignments:

@@ -13,14 +13,26 @@ TF1 = "import tensorflow as tf\n\nx = tf.to_float(3)\nsession = tf.Session()\n" 
 LINT_BAD = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
 
 
-def cli(*args, cwd=None, cache=None, env=None):
+def _command(args, cache=None, env=None):
     exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
     command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
     # without ``cache``: a fresh, empty cache of this call's own (nothing carried between calls)
     environment = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(cache) if cache else tempfile.mkdtemp())
     environment.update(env or {})
-    return subprocess.run([*command, *map(str, args)], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    return [*command, *map(str, args)], environment
+
+
+def cli(*args, cwd=None, cache=None, env=None):
+    command, environment = _command(args, cache, env)
+    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True,
+                          timeout=120)
+
+
+def start_cli(*args, cache=None, env=None) -> subprocess.Popen:
+    """The CLI started, not waited for (runs that overlap); read it with communicate()."""
+    command, environment = _command(args, cache, env)
+    return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
 
 
 @pytest.fixture

@@ -196,6 +196,53 @@ def test_ckpt_convert_failures_leave_nothing(tmp_path, tf1_model_dir, case):
     assert sorted(p.name for p in out_dir.iterdir()) == (["plain"] if case == "parent is a file" else [])
 
 
+KERAS3_FACTORY = """
+import keras
+
+
+def make():
+    inputs = keras.Input((3,))
+    return keras.Model(inputs, keras.layers.Dense(UNITS, name="hidden")(inputs))
+"""
+
+
+def test_ckpt_convert_names_shapes_that_differ_in_tf1_names(tmp_path, tf1_model_dir):
+    """#54: a kernel shaped 3x4 in the checkpoint and 3x5 in a Keras 3 model was "no value in
+    the checkpoint for: _functional/_operations/1/_kernel". Now: both shapes, by the names
+    the user knows; exit 2 and nothing written."""
+    factory = write(tmp_path / "factory.py", KERAS3_FACTORY.replace("UNITS", "5"))
+    out = cli("ckpt", "convert", tf1_model_dir / "model.ckpt-10", tmp_path / "out" / "model",
+              "--model", f"{factory}:make", "--keras", "3")
+    line = one_line(out.stderr)
+    assert out.returncode == 2 and "_operations" not in line, line
+    assert "hidden/kernel float32[3, 4] in the checkpoint, hidden/kernel float32[3, 5] in the model" in line
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
+
+
+def test_ckpt_convert_of_a_damaged_checkpoint_names_the_checkpoint(tmp_path, tf1_model_dir):
+    """#54: a flipped data byte was "--model factory.py:make failed: ... Checksum does not
+    match", blaming the factory. Now the checkpoint and its tensor are named; nothing
+    written."""
+    import shutil
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    for name in os.listdir(tf1_model_dir):
+        if name.startswith("model.ckpt-10."):
+            shutil.copy(tf1_model_dir / name, folder / name)
+    data = folder / "model.ckpt-10.data-00000-of-00001"
+    damaged = bytearray(data.read_bytes())
+    damaged[len(damaged) // 2] ^= 0xFF
+    data.write_bytes(bytes(damaged))
+    factory = write(tmp_path / "factory.py", KERAS3_FACTORY.replace("UNITS", "4"))
+    out = cli("ckpt", "convert", folder / "model.ckpt-10", tmp_path / "out" / "model",
+              "--model", f"{factory}:make", "--keras", "3")
+    line = one_line(out.stderr)
+    assert out.returncode == 2 and "factory" not in line and "--model" not in line, line
+    assert str(folder / "model.ckpt-10") in line and "checksum mismatch" in line
+    assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
+
+
 @pytest.mark.parametrize("content", [b"\xff\xfe\x00garbage\x00", b"model_checkpoint_path: \n", b""])
 def test_garbage_in_the_checkpoint_state_file_is_one_line(tmp_path, tf1_model_dir, content):
     folder = copy_tree(tf1_model_dir, tmp_path / "run")
@@ -286,6 +333,19 @@ def test_a_misspelt_config_key_is_an_error(tmp_path, key, near):
     assert out.returncode == 2
     line = one_line(out.stderr)
     assert repr(key) in line and (near is None or f"did you mean {near!r}" in line)
+    assert f.read_text() == SOURCE
+
+
+@pytest.mark.parametrize("config,args,said", [
+    ("select = []\n", (), "select = [] selects no rule"),
+    ("", ("--select", ""), "--select names no rule code"),
+])
+def test_a_selection_of_no_rule_is_an_error(tmp_path, config, args, said):
+    """#54: `select = []` ran every rule, silently."""
+    write(tmp_path / "pyproject.toml", "[tool.tf-migrate]\n" + config)
+    f = write(tmp_path / "m.py", SOURCE)
+    out = cli("upgrade", tmp_path, "--write", *args)
+    assert out.returncode == 2 and said in one_line(out.stderr)
     assert f.read_text() == SOURCE
 
 
@@ -518,6 +578,33 @@ def test_what_cpython_refuses_is_said_in_its_words(tmp_path, source, said):
     assert time.monotonic() - start < 30
     assert out.returncode == 2 and said in out.stdout + out.stderr
     assert "took longer" not in out.stdout + out.stderr and "crashed" not in out.stdout + out.stderr
+
+
+def test_what_python_runs_and_libcst_cannot_read_is_said_so(tmp_path):
+    """#54: 10,000 implicitly joined string literals compile in CPython; libcst's parser
+    stops on them. That was "not valid Python 3"; it is valid, and the line says whose
+    limit it is. Nothing is written."""
+    source = "import tensorflow as tf\nx = (\n" + "".join(f'    "a{i}"\n' for i in range(10000)) + ")\n"
+    compile(source, "m.py", "exec")
+    f = write(tmp_path / "m.py", source)
+    out = cli("upgrade", f, "--write")
+    assert out.returncode == 2 and "not valid Python" not in out.stderr
+    assert "valid Python that libcst's parser" in one_line(out.stderr.splitlines()[0])
+    assert f.read_text() == source
+
+
+@pytest.mark.parametrize("source", [12345, None, {"a": 1}, ["x = 1\n", 2]])
+def test_a_cell_whose_source_is_not_text_is_named(tmp_path, source):
+    """#54: a code cell with `"source": 12345` was an internal error (AttributeError)."""
+    cells = [{"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": source},
+             {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+              "source": "import tensorflow as tf\nx = tf.placeholder(1)\n"}]
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    nb = write(tmp_path / "n.ipynb", text)
+    out = cli("upgrade", nb, "--write")
+    assert out.returncode == 2 and "internal error" not in out.stderr
+    assert 'cell 1: its "source" is' in out.stderr and "not text" in out.stderr
+    assert nb.read_text() == text
 
 
 def test_a_nul_byte_in_a_cell_has_a_position(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from test_cli import cli, write
+from test_cli import _command, cli, start_cli, write
 
 # a TF1 module the upgrade rewrites (the placeholder is also said to need graph mode)
 TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nsession = tf.Session()\n"
@@ -126,9 +126,69 @@ def test_a_file_changed_after_reading_is_not_overwritten(tmp_path):
 
     f = write(tmp_path / "m.py", "edited by the user meanwhile\n")
     report = FileReport(str(f), new=b"x = 1\n", raw=b"what the run read\n")  # kept as its digest
-    errors = write_outputs([str(f)], [report], None)
+    errors = write_outputs([str(f)], [report], None).errors
     assert errors and "changed since it was read" in errors[0][1]
     assert f.read_text() == "edited by the user meanwhile\n"
+
+
+CONCURRENT_SOURCE = """import numpy as np
+import tensorflow as tf
+
+
+def net_{i}(x):
+    with tf.variable_scope("net_{i}"):
+        h = tf.layers.dense(x, {i}, activation=tf.nn.relu)
+        return tf.cast(h, np.float)
+"""
+
+
+def test_concurrent_runs_lose_no_edit(tmp_path):
+    """#54: three `upgrade --write` runs at once over one tree of 240 files, each with its
+    own rules. The check that a file still holds what was read and the rename are one
+    step (the folder's lock); a run that finds a file written by another migrates it
+    again from what it holds. So every run's edit is in every file, and nobody errs.
+    (Before: one run in three lost up to a third of its edits, silently.)"""
+    tree = tmp_path / "tree"
+    for i in range(240):
+        write(tree / f"d{i % 3}" / f"m{i}.py", CONCURRENT_SOURCE.format(i=i + 1))
+    selections = ("TFM101", "TFM201", "TFM122")
+    runs = []
+    for code in selections:
+        runs.append(start_cli("upgrade", tree, "--select", code, "--write", "--no-cache", "-j", "1"))
+        time.sleep(0.2)  # overlapping, not identical, write phases
+    for code, run in zip(selections, runs):
+        out, err = run.communicate(timeout=300)
+        assert run.returncode == 0, f"{code}: {out}{err}"
+        assert "240 changed" in err and "0 run errors" in err, f"{code}: {err}"
+    for code in selections:  # nothing any run would still do: no edit was lost
+        out = cli("upgrade", tree, "--select", code, "--check", "--no-cache")
+        assert out.returncode == 0 and "0 would change" in out.stderr, f"{code}: {out.stdout}{out.stderr}"
+    assert not list(tree.rglob(".tf-migrate-*")), "temp or lock files left behind"
+
+
+def test_a_temp_folder_that_fills_up_costs_nothing(tmp_path):
+    """#54: the run's spool (its results, in a temp file) cannot grow past 64 KiB, as when
+    TMPDIR fills up: one warning, the rest stays in memory, and every file is written (it
+    was a traceback, exit 1). The limit is the process's file size limit, so the writes of
+    the migrated files, far smaller, are not limited."""
+    import resource
+    import signal
+    import subprocess
+
+    for i in range(300):
+        write(tmp_path / "tree" / f"m{i}.py", CONCURRENT_SOURCE.format(i=i + 1))
+
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, as ENOSPC would be, not a kill
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
+
+    command, environment = _command(("upgrade", tmp_path / "tree", "--write", "--no-cache", "-j", "1"))
+    out = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300,
+                         preexec_fn=small_files)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "cannot write to the temp folder" in out.stderr and "Traceback" not in out.stderr
+    assert "300 changed" in out.stderr and "0 run errors" in out.stderr, out.stderr
+    assert "tf.compat.v1.variable_scope" in (tmp_path / "tree" / "m299.py").read_text()
 
 
 def test_a_slow_file_hits_the_time_limit(tmp_path, cache):

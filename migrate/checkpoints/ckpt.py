@@ -503,6 +503,7 @@ def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
             os.path.realpath(p).startswith(os.path.realpath(out) + ".data-") for p in inputs):
         raise CkptError(f"{out} is the input checkpoint; write the conversion to another "
                         "prefix (the input is left as it is)")
+    verify_side(old)  # a damaged input is named as such (TensorFlow's reader would blame the model)
     sweep_temps(folder)  # staging folders of killed runs
     try:
         stage = tempfile.mkdtemp(prefix=temp_prefix("ckpt"), suffix=".tmp", dir=folder)

@@ -84,6 +84,11 @@ def choose_codes(select, ignore, config: dict, lint_only: bool, use_cache: bool 
         select_codes,
     )
 
+    if select is not None and not split_codes(select):
+        raise UsageError("--select names no rule code; give one such as --select TFM1")
+    if not select and config.get("select") == []:
+        raise UsageError("[tool.tf-migrate] select = [] selects no rule; name codes, like "
+                         'select = ["TFM1"], or remove the key to run every rule')
     select = split_codes(select) or split_codes(config_list(config, "select"))
     ignore = split_codes(ignore) + split_codes(config_list(config, "ignore"))
     known = rule_index(use_cache)

@@ -556,12 +556,16 @@ def _suppressed(line_text: str, code: str) -> bool:
 
 
 def _syntax_message(exc) -> str:
-    """libcst's message in one short line, without its list of expected tokens (what
-    CPython refuses was already said in CPython's words by ``_cpython_tree``)."""
+    """libcst's message in one short line, without its list of expected tokens. What
+    CPython refuses was already said in CPython's words by ``_cpython_tree``, so this is
+    code Python runs that libcst's parser cannot read (10,000 adjoining string literals):
+    said as such, never as invalid Python."""
     message = exc.message.splitlines()[0]
     message = message.split(": expected one of")[0].replace("parser error: ", "")
     message = re.sub(r"^error at \d+:\d+:?\s*", "", message) or "unexpected token"
-    return f"not valid Python 3 (line {exc.raw_line}, column {exc.raw_column + 1}): {message}"
+    return (f"valid Python that libcst's parser, which tf-migrate rewrites code with, cannot "
+            f"read (it stops at line {exc.raw_line}, column {exc.raw_column + 1}: {message}); "
+            "left untouched")
 
 
 _CSTNode = cst.CSTNode
@@ -582,7 +586,8 @@ def parse(source: str) -> cst.Module:
     except cst.ParserSyntaxError as exc:
         raise EngineError(_syntax_message(exc)) from None
     except RecursionError:
-        raise EngineError("too deeply nested to parse") from None
+        raise EngineError("valid Python nested too deeply for libcst's parser, which tf-migrate "
+                          "rewrites code with; left untouched") from None
     finally:  # libcst's own, taken at import: right even if parses overlap in threads
         _CSTNode.__post_init__ = _VALIDATE
 

@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from migrate.codemod.engine import check_python
 from migrate.codemod.errors import EngineError
-from migrate.safeio import temp_prefix, why_not_regular
+from migrate.safeio import folder_lock, temp_prefix, why_not_regular
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv",
              ".mypy_cache", ".pytest_cache", "node_modules", ".ipynb_checkpoints"}
@@ -168,6 +168,10 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
+        if not (isinstance(source, str) or (
+                isinstance(source, list) and all(isinstance(part, str) for part in source))):
+            raise EngineError(f"cell {index + 1}: its \"source\" is {type(source).__name__} "
+                              f"{json.dumps(source)[:40]}, not text (a string or a list of strings)")
         as_list = isinstance(source, list)
         text = "".join(source) if as_list else source
         masked, saved, token = _mask(text)
@@ -522,32 +526,45 @@ def content_digest(data: bytes) -> str:
 
 
 def replace_file(path: str, data: bytes, expected: Optional[str]) -> None:
-    """Replace a source file's content, keeping what a rename would lose. Normally a
-    temp file with the same mode and owner is renamed over it (atomic). A file with
-    other hard links, or one whose owner cannot be given to a new file, is rewritten in
-    place instead, so the links and the owner stay; the complete new text is fsynced
-    next to it first (``.tf-migrate-*.tmp``) and removed once the in-place write is on
-    disk, so even a kill then loses nothing. ``expected``: the SHA-256 (hex) of the bytes
-    that were read; ``Changed`` if the file now holds something else."""
-    st = os.stat(path)
-    mode = stat.S_IMODE(st.st_mode)
-    if st.st_nlink == 1:
+    """Replace a source file's content, keeping what a rename would lose. ``expected``:
+    the SHA-256 (hex) of the bytes that were read; ``Changed`` if the file now holds
+    something else. The check and the replacement are one step for tf-migrate runs: both
+    happen under the folder's lock (:func:`migrate.safeio.folder_lock`), so a concurrent
+    run's write is either seen by the check or made after this one, never overwritten.
+    Normally a temp file with the same mode and owner is renamed over the file (atomic).
+    A file with other hard links, or one whose owner cannot be given to a new file, is
+    rewritten in place instead, so the links and the owner stay; the complete new text
+    is fsynced next to it first (``.tf-migrate-*.tmp``) and removed once the in-place
+    write is on disk, so even a kill then loses nothing."""
+    with folder_lock(os.path.dirname(os.path.abspath(path))):
+        if expected is not None and _digest_of(path) != expected:
+            raise Changed(path)
+        st = os.stat(path)
+        mode = stat.S_IMODE(st.st_mode)
+        if st.st_nlink == 1:
+            try:
+                atomic_write(path, data, mode, owner=(st.st_uid, st.st_gid))
+                return
+            except PermissionError:
+                pass  # cannot hand a new file to the owner: rewrite in place
+        rescue = _synced_temp(os.path.dirname(os.path.abspath(path)), data,
+                              rescues=os.path.basename(path))
         try:
-            atomic_write(path, data, mode, owner=(st.st_uid, st.st_gid))
-            return
-        except PermissionError:
-            pass  # cannot hand a new file to the owner: rewrite in place
-    rescue = _synced_temp(os.path.dirname(os.path.abspath(path)), data,
-                          rescues=os.path.basename(path))
+            with open(path, "r+b") as handle:
+                handle.seek(0)
+                handle.write(data)
+                handle.truncate()
+                handle.flush()
+                os.fsync(handle.fileno())
+        finally:
+            os.unlink(rescue)
+
+
+def _digest_of(path: str) -> Optional[str]:
+    """The SHA-256 of what ``path`` holds now (None when it cannot be read)."""
     try:
-        with open(path, "r+b") as handle:
-            if expected is not None and content_digest(handle.read()) != expected:
-                raise Changed(path)
-            handle.seek(0)
-            handle.write(data)
-            handle.truncate()
-            handle.flush()
-            os.fsync(handle.fileno())
-    finally:
-        os.unlink(rescue)
+        with open(path, "rb") as handle:
+            return content_digest(handle.read())
+    except OSError:
+        return None
 

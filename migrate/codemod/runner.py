@@ -71,7 +71,8 @@ class FileReport:
 
 class _Spool:
     """The run's reports, pickled and zlib-compressed into an anonymous temp file (gone when
-    the process ends, whatever ends it); in memory when no temp file can be made."""
+    the process ends, whatever ends it); in memory when no temp file can be made or the temp
+    folder fills up (what is already in the file stays readable there)."""
 
     def __init__(self) -> None:
         self._fd: Optional[int] = None
@@ -86,9 +87,18 @@ class _Spool:
                 self._fd = self._file.fileno()
             except OSError:
                 self._memory = []
-        if self._memory is not None:
-            self._memory.append(data)
-            return (-1, len(self._memory) - 1)
+        if self._memory is None:
+            try:
+                return self._append(data)
+            except OSError as exc:  # a full temp folder, a file size limit: the rest in memory
+                self._memory = []
+                print(f"tf-migrate: warning: cannot write to the temp folder "
+                      f"({tempfile.gettempdir()}: {describe(exc)}); this run keeps its results in "
+                      "memory", file=sys.stderr)
+        self._memory.append(data)
+        return (-1, len(self._memory) - 1)
+
+    def _append(self, data: bytes) -> Tuple[int, int]:
         at = self._end
         view = memoryview(data)
         while view:

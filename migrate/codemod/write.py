@@ -1,7 +1,10 @@
 """The write policy of ``upgrade --write`` / ``--outtree``: what may be written where.
 
 Nothing is written outside the target: in place, a file is replaced only if it still holds
-what was read (no lost updates) and never through a symbolic link; into an output tree, no
+what was read (no lost updates: the check and the rename are one step under the folder's
+lock) and never through a symbolic link. A file that changed since it was read (another
+run wrote it, or the user) is migrated again from what it holds now and written then, so
+both edits stay; only a file that keeps changing is left alone with an error. Into an output tree, no
 path may go through a link, land on an input, or be claimed by two inputs. Special files
 and the tool's own temp files are never copied. Every refusal is an error row
 ``(path, message)``; the caller prints them. The CLI only calls :func:`write_outputs`,
@@ -13,10 +16,11 @@ import json
 import os
 import shutil
 import stat
-from typing import Dict, List, Optional, Sequence, Tuple
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from migrate.codemod.files import Changed, atomic_write, content_digest, replace_file
-from migrate.safeio import describe, read_regular, sweep_temps
+from migrate.safeio import describe, folder_lock, read_regular, sweep_temps
 
 NAMES_FILE = "tf-migrate-names.json"
 ErrorRow = Tuple[str, str]
@@ -40,23 +44,54 @@ def outtree_problem(outtree: str, paths: Sequence[str]) -> Optional[str]:
     return None
 
 
-def write_outputs(paths: Sequence[str], reports, outtree: Optional[str]) -> List[ErrorRow]:
+Redo = Callable[[List[str]], list]  # paths -> their FileReports, migrated from what they hold now
+REDO_ROUNDS = 3  # a file changed again after this many fresh migrations is left to the user
+
+
+@dataclass
+class Written:
+    """What :func:`write_outputs` did: the error rows, and the reports of the run after the
+    files found changed were migrated again (the same order as the reports given)."""
+    errors: List[ErrorRow] = field(default_factory=list)
+    reports: list = field(default_factory=list)
+
+
+def write_outputs(paths: Sequence[str], reports, outtree: Optional[str],
+                  redo: Optional[Redo] = None) -> Written:
     """Write changed files (in place, or into ``outtree`` with the rest of each input tree)
-    and the name maps beside them; returns the error rows."""
+    and the name maps beside them. In place, a file that changed since it was read is
+    handed to ``redo`` (migrated again from its new content) and written from that, up to
+    :data:`REDO_ROUNDS` times; without ``redo``, or past that, it is an error row."""
     writer = _Writer(reports, outtree)
     plan = writer.plan(paths)
     if outtree is not None:
         writer.mirror(paths)
+    written = [(report, dst) for report, dst in plan if writer.write(report, dst)]
+    stale = [report.path for report, _ in plan if report.path in writer.stale]
+    fresh: Dict[str, object] = {}
+    for _ in range(REDO_ROUNDS if redo is not None else 0):
+        if not stale:
+            break
+        writer.stale.clear()
+        again = redo(stale)
+        for report in again:
+            fresh[report.path] = report
+            if report.error:
+                writer.errors.append((report.path, report.error))
+            elif writer.write(report, report.path):
+                written.append((report, report.path))
+        stale = [report.path for report in again if report.path in writer.stale]
+    writer.errors.extend((path, STALE) for path in stale)
     names_by_dir: Dict[str, dict] = {}
-    for report, dst in plan:
-        if writer.write(report, dst) and report.names and report.changed:
+    for report, dst in written:
+        if report.names and report.changed:
             names_by_dir.setdefault(os.path.dirname(os.path.abspath(dst)), {})[
                 os.path.basename(dst)] = report.names
     for folder, files in names_by_dir.items():
         problem = write_names(folder, files)
         if problem:
             writer.errors.append(problem)
-    return writer.errors
+    return Written(writer.errors, [fresh.get(r.path, r) for r in reports])
 
 
 class _Writer:
@@ -67,6 +102,7 @@ class _Writer:
         self.swept: set = set()
         self.made: set = set()
         self.clashes: set = set()
+        self.stale: set = set()  # paths found changed since they were read
         self.by_path = {r.path: r for r in reports}
         self.out_real = os.path.realpath(outtree) if outtree else None
         self.inputs_real = {os.path.realpath(r.path) for r in reports}
@@ -169,6 +205,9 @@ class _Writer:
         problem = self.confined(dst) if self.outtree is not None else None
         if problem is None and r.changed and self.outtree is None:
             problem = self._in_place_problem(r)
+        if problem == STALE:
+            self.stale.add(r.path)
+            return False
         if problem:
             self.errors.append((r.path, problem))
             return False
@@ -182,7 +221,7 @@ class _Writer:
                 self.folder_for(dst)
                 shutil.copy2(r.path, dst)
         except Changed:
-            self.errors.append((r.path, STALE))
+            self.stale.add(r.path)
             return False
         except OSError as exc:
             self.errors.append((r.path, f"cannot write {dst}: {exc.strerror or exc}"))
@@ -222,12 +261,20 @@ def _under(path: str, root: str) -> bool:
 def write_names(folder: str, files: dict) -> Optional[ErrorRow]:
     """Merge this run's name maps into ``folder/tf-migrate-names.json``; an error row
     when the existing map cannot be read or the new one cannot be written."""
+    path = os.path.join(folder, NAMES_FILE)
+    try:
+        with folder_lock(folder):  # two runs merging into one map: each sees the other's entries
+            return _merge_names(path, files)
+    except OSError as exc:
+        return path, f"cannot write the name map ({describe(exc)})"
+
+
+def _merge_names(path: str, files: dict) -> Optional[ErrorRow]:
     from migrate.checkpoints.names import (  # the checkpoint face, only when maps exist
         FORMAT,
         merge,
     )
 
-    path = os.path.join(folder, NAMES_FILE)
     existing = None
     if os.path.lexists(path):
         try:
