@@ -449,3 +449,76 @@ def test_variables_that_diverged_to_nan_on_both_sides_are_equal():
     assert not one[0]["ok"] and one[0]["worst"]["index"] == 0
     near = _variables({"w": np.ones(3)}, {"w": np.ones(3) + 1e-7}, 1e-5, 1e-5)
     assert near[0]["ok"] and near[0]["max_abs"] < 1e-6
+
+
+LONG_RUN = '''
+import sys
+import tensorflow as tf
+
+w = tf.Variable(0.5)
+loss = tf.square(w - 2.0)
+train = tf.train.GradientDescentOptimizer(1e-6).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(STEPS):
+        if step % 1000 == 0:
+            _, value = sess.run([train, loss])
+        print("step %d loss %.6f" % (step, value))
+'''
+
+
+def test_a_program_printing_300000_lines_is_compared_whole(tmp_path, tf1_python):
+    """#54: what both runs print is read from files, line by line, and aligned in linear
+    time: 300,000 printed lines are compared within a --timeout of 240 s that bounds the
+    whole verify (it took minutes per 100,000 before, and the comparison was not bounded).
+    The report sums up every kind of line but keeps only the first lines that agree."""
+    (tmp_path / "long.py").write_text(LONG_RUN.replace("STEPS", "300000"))
+    migrate(tmp_path / "long.py", tmp_path / "out")
+    done = cli("verify", tmp_path / "long.py", tmp_path / "out" / "long.py", "--program",
+               "--tf1-python", tf1_python, "--timeout", "240", "--format", "json")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    printed = report["streams"]["printed"]
+    assert report["ok"] and printed["compared"] == 300000 and printed["different"] == 0
+    assert [kind["lines"] for kind in printed["kinds"]] == [300000]
+    assert len(printed["lines"]) == 2000 and printed["lines_left_out"] == 298000
+    assert printed["lines"][-1]["tf1"][0] == 1999
+
+
+FORKS = '''
+import subprocess, sys
+import tensorflow as tf
+
+child = subprocess.Popen([sys.executable, "-c", "import os, time\\nprint(os.getpid(), flush=True)\\ntime.sleep(900)"],
+                         stdout=subprocess.PIPE, stderr=sys.stderr)
+with open(sys.argv[1] + "/child.pid", "w") as handle:
+    handle.write(child.stdout.readline().decode())
+x = tf.Variable(2.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print("value", sess.run(x * 3.0))
+'''
+
+
+def test_a_child_that_outlives_the_program_ends_with_it(tmp_path, tf1_python):
+    """#54: a program that starts a child which outlives it (a data loader, a TensorBoard)
+    holding its stderr: the run ends when the program ends, the child is killed with it,
+    and verify does not wait for --timeout (it waited the whole 1800 s and then blamed the
+    legacy run)."""
+    (tmp_path / "forks.py").write_text(FORKS)
+    migrate(tmp_path / "forks.py", tmp_path / "out")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    done = cli("verify", tmp_path / "forks.py", tmp_path / "out" / "forks.py", "--program",
+               "--tf1-python", tf1_python, "--program-arg", runs, "--timeout", "600")
+    assert done.returncode == 0 and "EQUIVALENT" in done.stdout, done.stdout[-3000:] + done.stderr[-3000:]
+    child = int((runs / "child.pid").read_text())  # the migrated run's, the last one
+    assert not _running(child), "the program's child outlived the verify"
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False

@@ -7,11 +7,13 @@ side, never blamed on the other side.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
@@ -73,24 +75,45 @@ def _rss(pid: int) -> int:
 
 @dataclass(frozen=True)
 class Limits:
-    """What one side may take: seconds of wall time, bytes of resident memory."""
+    """What one verify may take: seconds of wall time for all its runs together (from
+    :meth:`started` on), bytes of resident memory per run."""
     timeout: float = 1800.0
     memory: Optional[int] = None
+    deadline: Optional[float] = None  # time.monotonic() at which the whole verify stops
+
+    def started(self) -> "Limits":
+        return dataclasses.replace(self, deadline=time.monotonic() + self.timeout)
+
+    def left(self) -> float:
+        """Seconds the next run may take."""
+        if self.deadline is None:
+            return self.timeout
+        return max(0.0, self.deadline - time.monotonic())
 
 
 @dataclass
 class Outcome:
+    """How a run ended. What it printed is in files (``stdout_path``, ``stderr_path``),
+    read when asked for: a program printing a million lines is never held in a pipe."""
     returncode: int
-    stdout: str
-    stderr: str
+    stdout_path: str
+    stderr_path: str
     peak_memory: int = 0
     over_memory: bool = False
     timed_out: bool = False
 
+    @property
+    def stdout(self) -> str:
+        return _read(self.stdout_path)
+
+    @property
+    def stderr(self) -> str:
+        return _read(self.stderr_path)
+
     def why(self, timeout: float, memory: Optional[int]) -> Optional[str]:
         """What ended the run, when it was not a clean exit 0 or a traceback."""
         if self.timed_out:
-            return f"took longer than {timeout:g} s (--timeout); stopped"
+            return f"took longer than {timeout:g} s (--timeout, for the whole verify); stopped"
         if self.over_memory:
             return (f"used more than {human(memory or 0)} of memory (--memory); stopped")
         if self.returncode < 0:
@@ -102,14 +125,23 @@ class Outcome:
         return None
 
 
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        return handle.read()
+
+
 def run(command: List[str], env: Dict[str, str], cwd: Optional[str], timeout: float,
-        memory: Optional[int]) -> Outcome:
+        memory: Optional[int], folder: str) -> Outcome:
     """Run ``command`` to its end, its time limited to ``timeout`` seconds and its
     resident memory (with its children's) to ``memory`` bytes: past either it is killed
-    (its whole process group) and the outcome says which limit."""
-    proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8", errors="replace", start_new_session=True)
+    and the outcome says which limit. What it prints goes to ``folder``/stdout.txt and
+    stderr.txt as it is printed. The run ends when the command's process ends: its whole
+    process group (a data loader, a TensorBoard it started) is killed then, so children
+    that outlive it neither extend the run nor hold anything open."""
+    out_path, err_path = os.path.join(folder, "stdout.txt"), os.path.join(folder, "stderr.txt")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        proc = subprocess.Popen(command, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=err, start_new_session=True)
     state = {"peak": 0, "over": False}
     done = threading.Event()
 
@@ -126,20 +158,27 @@ def run(command: List[str], env: Dict[str, str], cwd: Optional[str], timeout: fl
     watcher.start()
     timed_out = False
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill(proc)
-        stdout, stderr = proc.communicate()
-    except BaseException:
-        _kill(proc)
-        proc.wait()
-        raise
     finally:
         done.set()
+        _kill(proc)  # the command, if still running, and whatever it left behind
+        proc.wait()
+        _gone(proc.pid)
         watcher.join()
-    return Outcome(proc.returncode, stdout or "", stderr or "", state["peak"], state["over"],
-                   timed_out)
+    return Outcome(proc.returncode, out_path, err_path, state["peak"], state["over"], timed_out)
+
+
+def _gone(group: int, within: float = 5.0) -> None:
+    """Wait (at most ``within`` seconds) until no process of ``group`` is left."""
+    end = time.monotonic() + within
+    while time.monotonic() < end:
+        try:
+            os.killpg(group, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
 
 
 def _kill(proc: subprocess.Popen) -> None:

@@ -262,9 +262,13 @@ def run_side(script: str, variable: str, cfg: dict, legacy_keras: bool, what: st
         env.pop("TF_USE_LEGACY_KERAS", None)
     if python:  # a TF 1.x interpreter: TF2_BEHAVIOR (set by importing TF 2) would make it eager
         env.pop("TF2_BEHAVIOR", None)
-    outcome = limits.run(python_c(script, python), env, cwd, timeout, memory)
-    check_outcome(outcome, what, timeout, memory, produces)
-    return outcome.stdout
+    folder = tempfile.mkdtemp(prefix="tf-migrate-side-")
+    try:
+        outcome = limits.run(python_c(script, python), env, cwd, timeout, memory, folder)
+        check_outcome(outcome, what, timeout, memory, produces)
+        return outcome.stdout
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def check_outcome(outcome, what: str, timeout: float, memory: Optional[int],

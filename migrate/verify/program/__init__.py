@@ -98,8 +98,16 @@ class _Side:
     def __init__(self, work: str, name: str):
         self.name, self.folder = name, os.path.join(work, name)
         os.makedirs(os.path.join(self.folder, "out"), exist_ok=True)
-        self.stdout = self.stderr = ""
         self.meta: dict = {}
+
+    @property
+    def stdout(self) -> str:
+        """Where the run's stdout is (a file, read line by line when compared)."""
+        return os.path.join(self.folder, "stdout.txt")
+
+    @property
+    def stderr(self) -> str:
+        return os.path.join(self.folder, "stderr.txt")
 
     @property
     def final(self) -> str:
@@ -127,19 +135,13 @@ def _run(side: _Side, python: str, mode: str, source: str, args: List[str], cwd:
             shutil.copyfile(os.path.join(entry, name), os.path.join(side.folder, name))
         if action == "save":
             shutil.copyfile(os.path.join(entry, "init.npz"), init)
-        side.stdout = open(os.path.join(side.folder, "stdout.txt"), encoding="utf-8").read()
-        side.stderr = open(os.path.join(side.folder, "stderr.txt"), encoding="utf-8").read()
         side.load()
         side.meta["cached"] = True
         return
     announce(what)
     env = dict(env, TFM_VERIFY_PROGRAM=json.dumps(cfg))
-    proc = limits.run([python, "-c", HARNESS], env, cwd, limit.timeout, limit.memory)
+    proc = limits.run([python, "-c", HARNESS], env, cwd, limit.left(), limit.memory, side.folder)
     check_outcome(proc, what, limit.timeout, limit.memory, produces=[cfg["meta"]])
-    side.stdout, side.stderr = proc.stdout, proc.stderr
-    for name, text in (("stdout.txt", proc.stdout), ("stderr.txt", proc.stderr)):
-        with open(os.path.join(side.folder, name), "w", encoding="utf-8") as handle:
-            handle.write(text)
     side.load()
     if entry:
         tmp = entry + f".{os.getpid()}.tmp"
@@ -224,6 +226,13 @@ def _pair_json(pair: lines_lib.Pair) -> dict:
     return item
 
 
+def _kind_json(kind: lines_lib.Kind) -> dict:
+    return {"template": kind.template, "lines": kind.lines, "numbers": kind.numbers,
+            "different": kind.different, "max_abs": kind.max_abs, "max_rel": kind.max_rel,
+            "tf1_not_deterministic": kind.unstable,
+            "first_difference": _pair_json(kind.first_different) if kind.first_different else None}
+
+
 def _timings(tf1_runs, new) -> dict:
     tf1, migrated = [_timing(s.meta) for s in tf1_runs], _timing(new.meta)
     ratio = (migrated["median_ms"] / tf1[0]["median_ms"]
@@ -288,7 +297,7 @@ def verify_program(legacy: str, migrated: str, args: List[str], rtol: float = 1e
     work = os.path.abspath(workdir) if workdir else tempfile.mkdtemp(prefix="tf-migrate-verify-")
     try:
         os.makedirs(work, exist_ok=True)
-        return _verify_in(work, legacy, migrated, args, rtol, atol, Limits(timeout, memory), tf1_python,
+        return _verify_in(work, legacy, migrated, args, rtol, atol, Limits(timeout, memory).started(), tf1_python,
                           legacy_cwd, new_cwd, repeat, tf1_cache, plot)
     finally:
         if not workdir:
@@ -323,11 +332,13 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
     streams, nondeterministic = [], 0
     for name, parse, attr in (("printed", lines_lib.stdout_records, "stdout"),
                               ("logged", lines_lib.log_records, "stderr")):
-        runs = [parse(getattr(s, attr)) for s in tf1_runs]
+        runs = [parse(lines_lib.read_lines(getattr(s, attr))) for s in tf1_runs]
         unstable = lines_lib.spreads(runs)
         if name == "printed":
             nondeterministic = len(unstable)
-        streams.append(lines_lib.compare(name, runs[0], parse(getattr(new, attr)), rtol, atol, unstable))
+        got = parse(lines_lib.read_lines(getattr(new, attr)))
+        streams.append(lines_lib.compare(name, runs[0], got, rtol, atol, unstable))
+        del runs, got  # a stream's records go once it is summed up
     variables = _variables(_arrays(first.final), _arrays(new.final), rtol, atol)
     init_names = first.meta.get("init_names") or []
     loaded = set(new.meta.get("loaded") or [])
@@ -335,7 +346,7 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
             "tf1_saved": len(init_names), "migrated_loaded": len(loaded),
             "not_used_by_migrated": sorted(set(init_names) - loaded),
             "migrated_not_in_tf1": sorted(set(new.meta.get("unloaded") or []))}
-    compared = sum(len(s.pairs) for s in streams)
+    compared = sum(s.compared for s in streams)
     ok = compared > 0 and all(s.ok for s in streams) and all(v["ok"] for v in variables)
     first_bad = next((p for s in streams for p in s.pairs if not p.ok), None)
     report = {
@@ -344,9 +355,12 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
                 "python": first.meta.get("python"), "cwd": legacy_cwd},
         "migrated_run": {"tensorflow": new.meta.get("tf_version"), "python": new.meta.get("python"),
                          "cwd": new_cwd},
-        "streams": {s.name: {"ok": s.ok, "compared": len(s.pairs),
+        "streams": {s.name: {"ok": s.ok, "compared": s.compared, "different": s.different,
                              "lines": [_pair_json(p) for p in s.pairs],
-                             "migrated_only": [{"line": r.line, "text": r.text} for r in s.extra]}
+                             "lines_left_out": s.compared - len(s.pairs),
+                             "kinds": [_kind_json(k) for k in s.kinds.values()],
+                             "migrated_only": [{"line": r.line, "text": r.text} for r in s.extra],
+                             "migrated_only_count": s.extra_count}
                     for s in streams},
         "variables": variables, "init": init,
         "repeat": {"runs": len(tf1_runs), "tf1_lines_that_differed": nondeterministic},

@@ -6,7 +6,6 @@ Imports inside functions: rich, only when the text report is printed.
 from __future__ import annotations
 
 import re
-from typing import Dict, List
 
 MOST_ROWS = 12
 
@@ -24,13 +23,6 @@ def _why(item: dict, rtol: float, atol: float) -> str:
     allowed = atol + rtol * abs(first["tf1"])
     return (f"value {first['position']}: TF1 {first['tf1']:.7g}, migrated {first['migrated']:.7g} "
             f"(abs {first['abs']:.3g}, rel {first['rel']:.3g} > atol + rtol*|TF1| = {allowed:.3g})")
-
-
-def _groups(lines: List[dict]) -> Dict[str, List[dict]]:
-    groups: Dict[str, List[dict]] = {}
-    for item in lines:
-        groups.setdefault(item["template"], []).append(item)
-    return groups
 
 
 def _timing(report: dict) -> str:
@@ -87,21 +79,20 @@ def _stream_rows(table, report: dict) -> None:
     rtol, atol = report["rtol"], report["atol"]
     rows = 0
     for name, stream in report["streams"].items():
-        for template, items in _groups(stream["lines"]).items():
+        for kind in stream["kinds"]:
             rows += 1
             if rows > MOST_ROWS:
                 continue
-            bad = [i for i in items if not i["ok"]]
-            numbers = sum(len(i["tf1"]) for i in items)
-            detail = f"{len(items)} lines, {numbers} numbers"
+            bad = kind["first_difference"]
+            detail = f"{kind['lines']} lines, {kind['numbers']} numbers"
             if bad:
-                detail = f"line {bad[0]['line']}: {_why(bad[0], rtol, atol)}; {len(bad)} of {len(items)} lines differ"
-            elif any(i.get("tf1_not_deterministic") for i in items):
+                detail = (f"line {bad['line']}: {_why(bad, rtol, atol)}; {kind['different']} of "
+                          f"{kind['lines']} lines differ")
+            elif kind["tf1_not_deterministic"]:
                 detail += "; TF1 itself varies here"
-            shown = re.sub(r"#(?: #)+", lambda m: f"#×{m.group(0).count('#')}", template)
+            shown = re.sub(r"#(?: #)+", lambda m: f"#×{m.group(0).count('#')}", kind["template"])
             table.add_row(f"{name} {shown[:60]}", "ok" if not bad else "DIFFERENT",
-                          _num(max((i["max_abs"] for i in items), default=None)),
-                          _num(max((i["max_rel"] for i in items), default=None)), detail)
+                          _num(kind["max_abs"]), _num(kind["max_rel"]), detail)
     if rows > MOST_ROWS:
         table.add_row(f"... {rows - MOST_ROWS} more kinds of line", "", "", "", "--format json lists all")
 
@@ -144,7 +135,7 @@ def _notes(report: dict, console) -> None:
     for name, stream in report["streams"].items():
         if stream["migrated_only"]:
             first = stream["migrated_only"][0]
-            console.print(f"note: the migrated run {name} {len(stream['migrated_only'])} line(s) TF1 did "
+            console.print(f"note: the migrated run {name} {stream['migrated_only_count']} line(s) TF1 did "
                           f"not, first at line {first['line']}: {first['text'][:80]!r}")
     if report["compared"] == 0:
         console.print("NOT verified: the TF1 program printed no numbers to compare")
