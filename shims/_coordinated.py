@@ -13,6 +13,13 @@ train op) does not, so every worker has a step to run. At most one step per work
 flight, as each TF1 worker had one, so a loop stopped by the global step
 (``StopAtStepHook``) ends at most a step per worker past it, as TF1's workers did.
 
+A lost worker costs at most its step in flight. The coordinator sends the steps it had not
+begun to the others; a step it finished but whose values died with it (they are copied
+from the worker when read) is run again on another worker when the program reads them,
+and dropped when it does not (an asynchronous TF1 worker's step died with it too). Only an
+error TensorFlow's coordinator attributes to a parameter server (``/job:ps``) stops the
+program: the variables it held are gone.
+
 Nothing here imports ``shims.program``: the program hands itself in.
 """
 from __future__ import annotations
@@ -58,20 +65,71 @@ class Coordinated:
     def run(self, step, args: Sequence[Any], wait: bool) -> Any:
         """Schedule one step; its values (numpy) when ``wait``, else None once at most one
         step per worker is in flight."""
-        remote = self.coordinator.schedule(step, args=tuple(args))
-        if wait:
-            return remote.fetch()
-        self._in_flight.append(remote)
-        while len(self._in_flight) >= len(self.workers):
-            self._in_flight.popleft().fetch()  # raises the step's error, if it failed
-        return None
+        for _ in range(self._tries()):
+            remote = self._schedule(step, args)
+            if not wait:
+                self._in_flight.append(remote)
+                while len(self._in_flight) >= len(self.workers):
+                    self._fetch(self._in_flight.popleft())
+                return None
+            try:
+                return remote.fetch()
+            except _replicas.LOST_WORKER_ERRORS as error:  # its values died with the worker
+                self._worker_lost(error, "its step runs again on another worker")
+        raise RuntimeError(f"no worker of the cluster ({', '.join(self.workers)}) could run a step: "
+                           "every one was lost")
 
     def settle(self) -> None:
         """Every scheduled step has run (before a checkpoint is written or read, a variable
         assigned, or values compared)."""
         while self._in_flight:
-            self._in_flight.popleft().fetch()
+            self._fetch(self._in_flight.popleft())
+        for _ in range(self._tries()):
+            try:
+                self.coordinator.join()
+                return
+            except _replicas.LOST_WORKER_ERRORS as error:
+                self._worker_lost(error, "its step in flight is dropped, as a TF1 worker's died with it")
         self.coordinator.join()
+
+    def _tries(self) -> int:
+        return 2 * len(self.workers) + 2
+
+    def _schedule(self, step, args: Sequence[Any]) -> Any:
+        for _ in range(self._tries()):
+            try:
+                return self.coordinator.schedule(step, args=tuple(args))
+            except _replicas.LOST_WORKER_ERRORS as error:  # a lost worker's error, raised once
+                self._worker_lost(error, "the step is scheduled again")
+        return self.coordinator.schedule(step, args=tuple(args))
+
+    def _fetch(self, remote) -> None:
+        """Wait for a step whose values nobody reads; one lost with its worker is dropped."""
+        try:
+            remote.fetch()
+        except _replicas.LOST_WORKER_ERRORS as error:
+            self._worker_lost(error, "its step in flight is dropped, as a TF1 worker's died with it")
+
+    def _worker_lost(self, error, then: str) -> None:
+        """Go on without a lost worker's step, or raise ``error`` when a parameter server
+        was lost. The coordinator keeps the first failure to raise it once more (and cancel
+        what waits in its queue then): that is taken here too, so the next step runs."""
+        if parameter_server_failure(error):
+            raise error
+        tf.get_logger().warning("a worker of the cluster was lost (%s: %s); the other workers go "
+                                "on: %s", type(error).__name__,
+                                (str(error).strip().splitlines() or [""])[0][:200], then)
+        try:
+            self.coordinator.done()
+        except _replicas.LOST_WORKER_ERRORS as pending:
+            if parameter_server_failure(pending):
+                raise pending from None
+
+
+def parameter_server_failure(error) -> bool:
+    """What TensorFlow's coordinator counts as a parameter server's failure: its
+    ``PSUnavailableError``, or an error a parameter server's RPC gave (``/job:ps``)."""
+    return type(error).__name__ == "PSUnavailableError" or "/job:ps" in str(error)
 
 
 def server_lost(error, coordinated: Coordinated, checkpoint_dir: str, runner: str) -> RuntimeError:

@@ -213,14 +213,23 @@ LOST_WORKER_ERRORS = (tf.errors.UnavailableError, tf.errors.AbortedError, tf.err
                       tf.errors.DeadlineExceededError, tf.errors.InternalError)
 
 
-def worker_lost(error, checkpoint_dir: str, runner: str) -> RuntimeError:
+def worker_lost(error, checkpoint_dir: str, runner: str, writes_checkpoints: bool = True) -> RuntimeError:
     """One clear error when the cluster lost a worker mid-step (TensorFlow aborts the
-    collective on the others): where training can resume from."""
+    collective on the others): where training can resume from, read from the checkpoint
+    state of ``checkpoint_dir`` when this worker writes the checkpoints (the chief); a
+    worker that writes none says so, and that the chief's latest checkpoint is where the
+    job resumes (its own folder says nothing about the chief's)."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     telling = [line for line in lines if re.search(r"unhealthy|abort|unavailable|connect|socket|"
                                                    r"heartbeat|task", line, re.I)]
     detail = (telling or lines or [type(error).__name__])[0][:300]
-    resume = resume_from(checkpoint_dir, "every worker resumes when the job is started again")
+    resumes = "every worker resumes when the job is started again"
+    latest = tf.train.latest_checkpoint(checkpoint_dir) if checkpoint_dir else None
+    if writes_checkpoints or latest is not None:  # (a folder the chief shares: its state is read)
+        resume = resume_from(checkpoint_dir, resumes)
+    else:
+        resume = ("this worker writes no checkpoints (the chief writes them, to its checkpoint "
+                  f"directory): the chief's latest checkpoint is where {resumes}")
     return RuntimeError(f"{runner}: a worker of the cluster stopped during training "
                         f"({type(error).__name__}: {detail}); {resume}")
 

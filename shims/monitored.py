@@ -149,10 +149,13 @@ class MonitoredTrainingSession:
         ``_coordinated.server_lost``), or None for a program on one process."""
         program, runner = self._program, "shims.MonitoredTrainingSession"
         if program.parameter_servers is not None:
+            if not _coordinated.parameter_server_failure(error):
+                return None  # (a lost worker's steps go to the others: not this)
             return _coordinated.server_lost(error, program.parameter_servers, self._checkpoint_dir, runner)
         if program.strategy is None or _replicas.workers(program.strategy) == 1:
             return None
-        return _replicas.worker_lost(error, self._checkpoint_dir, runner)
+        writes = bool(getattr(program.strategy.extended, "should_checkpoint", True))
+        return _replicas.worker_lost(error, self._checkpoint_dir, runner, writes_checkpoints=writes)
 
     def should_stop(self) -> bool:
         return self._hooks.context.stop_requested or self._closed

@@ -2,6 +2,7 @@
 collective strategy (`train_distribute=MultiWorkerMirroredStrategy()`, the cluster in
 TF_CONFIG), migrated and run as worker processes on loopback ports. Every wait is bounded;
 nothing leaves the machine."""
+import contextlib
 import json
 import os
 import pathlib
@@ -270,17 +271,35 @@ def test_a_synchronous_cluster_program_runs_on_multi_worker_mirrored_strategy(sy
     assert not (two_logs / "dir1").exists() or not any((two_logs / "dir1").glob("model.ckpt-*"))
 
 
+@contextlib.contextmanager
+def _reaped(tasks):
+    """Every task is ended on the way out (killed if it still runs)."""
+    try:
+        yield tasks
+    finally:
+        for task in tasks:
+            if task.poll() is None:
+                task.kill()
+            task.wait()
+
+
+def _sync_workers(migrated, tmp_path, model_dir):
+    """The chief (checkpoints in ``model_dir``) and another worker of the synchronous
+    program, from TF_CONFIG, training until they are stopped."""
+    hosts = ["localhost:%d" % _free_port() for _ in range(2)]
+    flags = ["--last_step=100000", "--pause=0.02"]
+    return [_task(sys.executable, migrated, ["--train_dir=%s" % d, *flags], _env({"worker": hosts}, ("worker", i)),
+                  tmp_path / ("worker%d" % i)) for i, d in enumerate((model_dir, tmp_path / "other"))]
+
+
 def test_a_killed_worker_of_a_synchronous_program_stops_the_chief_and_the_job_resumes(sync_program, tmp_path):
     """Killing one worker mid-run stops the other within seconds with one error naming the
     checkpoint to resume from (never a hang); the restarted job resumes there on every
     worker, the one whose own checkpoint directory is empty too (it takes the chief's
     variables, as TF1's workers read the ones the chief restored)."""
     _, migrated = sync_program
-    hosts = ["localhost:%d" % _free_port() for _ in range(2)]
     model_dir = tmp_path / "chief"
-    flags = ["--last_step=100000", "--pause=0.02"]
-    tasks = [_task(sys.executable, migrated, ["--train_dir=%s" % d, *flags], _env({"worker": hosts}, ("worker", i)),
-                   tmp_path / ("worker%d" % i)) for i, d in enumerate((model_dir, tmp_path / "other"))]
+    tasks = _sync_workers(migrated, tmp_path, model_dir)
     chief, other = tasks
     try:
         killed = _kill_at(model_dir, 10, chief, other)
@@ -301,19 +320,32 @@ def test_a_killed_worker_of_a_synchronous_program_stops_the_chief_and_the_job_re
     tasks = [_task(sys.executable, migrated, ["--train_dir=%s" % d, "--last_step=%d" % (resume + 4)],
                    _env({"worker": hosts}, ("worker", i)), tmp_path / ("again%d" % i))
              for i, d in enumerate((model_dir, tmp_path / "empty"))]
-    try:
+    with _reaped(tasks):
         for task in tasks:
             task.wait(timeout=240)
-    finally:
-        for task in tasks:
-            if task.poll() is None:
-                task.kill()
-            task.wait()
     for i, task in enumerate(tasks):
         out = (tmp_path / ("again%d.out" % i)).read_text()
         assert task.returncode == 0, (tmp_path / ("again%d.err" % i)).read_text()[-3000:]
         assert out.split()[:2] == ["START", str(resume)] and len(_sync_losses(out)) == 4, out
     assert _latest_step(model_dir) == resume + 4
+
+
+def test_a_killed_chief_of_a_synchronous_program_is_said_as_it_is(sync_program, tmp_path):
+    """#54: killing the chief stopped the other worker with "no checkpoint was written ...
+    a new start begins from the beginning" (its own folder had none; the chief's had
+    model.ckpt-10, and the restart resumed there). A worker that writes no checkpoints
+    says so, and that the chief's latest is where the job resumes."""
+    _, migrated = sync_program
+    model_dir = tmp_path / "chief"
+    with _reaped(_sync_workers(migrated, tmp_path, model_dir)) as (chief, other):
+        _kill_at(model_dir, 10, chief, chief)
+        other.wait(timeout=180)
+    err = (tmp_path / "worker1.err").read_text()
+    error = [l for l in err.splitlines() if l.startswith("RuntimeError: shims.MonitoredTrainingSession: a worker")]
+    assert other.returncode != 0 and error, err[-3000:]
+    assert "no checkpoint was written" not in error[0] and "from the beginning" not in error[0], error[0]
+    assert "this worker writes no checkpoints" in error[0] and "the chief's latest checkpoint" in error[0]
+    assert _latest_step(model_dir) >= 10
 
 
 @pytest.fixture(scope="module")
@@ -395,3 +427,30 @@ def test_an_estimator_with_parameter_servers_trains_on_its_workers_and_the_evalu
     accuracy = float(final[-1].split("accuracy=")[1].split()[0])
     assert accuracy > 0.9, final[-1]
     assert _latest_step(tmp_path / "model") == 200
+
+
+def test_a_lost_worker_never_stops_a_parameter_server_job(parameter_servers, tmp_path):
+    """#54: worker 1 of a parameter-server Estimator (chief, ps, two workers) killed once
+    the chief wrote model.ckpt-20: in 1 of 3 trials the chief stopped, saying a parameter
+    server was lost (a waited step's values died with the worker before they were copied).
+    The coordinator's steps go to the other workers; a step whose values were lost runs
+    again; only a parameter server's loss stops the job. Eight trials, each to max_steps."""
+    _, migrated = parameter_servers
+    for trial in range(8):
+        model_dir = tmp_path / ("trial%d" % trial)
+        cluster = {"chief": ["localhost:%d" % _free_port()], "ps": ["localhost:%d" % _free_port()],
+                   "worker": ["localhost:%d" % _free_port() for _ in range(2)]}
+        kinds = [("ps", 0), ("worker", 0), ("worker", 1), ("chief", 0)]
+        logs = {kind: pathlib.Path("%s.%s%d" % (model_dir, *kind)) for kind in kinds}
+        tasks = {kind: _task(sys.executable, migrated, [str(model_dir), "60"], _env(cluster, kind), logs[kind])
+                 for kind in kinds}
+        try:
+            _kill_at(model_dir, 20, tasks[("chief", 0)], tasks[("worker", 1)])
+            code = tasks[("chief", 0)].wait(timeout=240)
+        finally:
+            for task in tasks.values():
+                task.kill()
+                task.wait()
+        err = pathlib.Path(str(logs[("chief", 0)]) + ".err").read_text()
+        assert code == 0, (trial, err[-3000:])
+        assert _latest_step(model_dir) == 60, trial

@@ -559,11 +559,14 @@ class Estimator:
                                                 max_steps, len(feeds) == 2)
         except _replicas.LOST_WORKER_ERRORS as error:
             if program.parameter_servers is not None:
+                if not _coordinated.parameter_server_failure(error):
+                    raise  # (a lost worker's steps go to the others: not this)
                 raise _coordinated.server_lost(error, program.parameter_servers, self._model_dir,
                                                "shims.estimator") from None
             if strategy is None or _replicas.workers(strategy) == 1:
                 raise
-            raise _replicas.worker_lost(error, self._model_dir, "shims.estimator") from None
+            raise _replicas.worker_lost(error, self._model_dir, "shims.estimator",
+                                        writes_checkpoints=chief) from None
         saver.end(step_value)
         hooks_run.end()
         program.flush_summary_writers()  # TF1's graph and its writers ended with train()
