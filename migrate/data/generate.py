@@ -224,8 +224,45 @@ def _numpy_removed() -> dict:
                                               f"np.{name} was np.{alias}." if alias else
                                               old["deprecated"].get(name) or
                                               f"numpy {numpy.__version__} names no replacement.")}
-    return {"numpy_removed": found,
+    return {"numpy_removed": found, "numpy_removed_keywords": _numpy_removed_keywords(numpy, old),
             "numpy_generated_from": f"numpy {old['version']} (TF 1.15's) against numpy {numpy.__version__}"}
+
+
+def _numpy_removed_keywords(numpy, old: dict) -> dict:
+    """Keywords of numpy functions that TF 1.15's numpy took and the installed one does not
+    (``np.reshape(a, newshape=...)``): {function: {keyword: {"replacement", "message"}}}.
+    The replacement is the parameter now in the same place of the signature when it is a
+    new name of the same kind (``newshape`` -> ``shape``, ``interpolation`` -> ``method``);
+    "" (drop it) when numpy 1.18's docstring said it "Has no effect"; else None. The
+    message is what numpy 1.18's docstring said of the keyword."""
+    import inspect
+    import re
+
+    found: dict = {}
+    for name, parameters in sorted(old["signatures"].items()):
+        function = getattr(numpy, name, None)
+        try:
+            now = list(inspect.signature(function).parameters.values()) if callable(function) else None
+        except (TypeError, ValueError):
+            now = None
+        if now is None:
+            continue
+        old_names, now_names = [p[0] for p in parameters], [p.name for p in now]
+        for index, (keyword, kind, said) in enumerate(parameters):
+            if kind not in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY") or keyword in now_names:
+                continue
+            same_place = now[index] if index < len(now) else None
+            replacement = same_place.name if (
+                same_place is not None and same_place.kind.name == kind
+                and same_place.name not in old_names) else None
+            said = re.sub(r"\.\. (deprecated|versionchanged|versionadded):: ([\d.]+)", r"(\1 in numpy \2)",
+                          " ".join(said.split()))
+            if replacement is None and said.startswith("Has no effect"):
+                replacement = ""  # dropped: numpy 1.18 itself said it did nothing
+            message = (f"numpy {numpy.__version__} calls it {replacement}" if replacement else
+                       f"numpy 1.18's documentation: {said or 'no note'}")
+            found.setdefault(name, {})[keyword] = {"replacement": replacement, "message": message}
+    return found
 
 
 def _in_numpy(numpy, name: str) -> bool:
@@ -241,7 +278,7 @@ def _in_numpy(numpy, name: str) -> bool:
 # or float (`np.bool8` is `np.bool_`, `np.NAN` is `np.nan`; not modules, not cached ints),
 # plain names first, and the deprecation notes of its docstrings
 NUMPY_SCRIPT = r"""
-import builtins, json, types, warnings
+import builtins, inspect, json, types, warnings
 warnings.simplefilter("ignore")
 import numpy
 public = sorted(n for n in dir(numpy) if not n.startswith("_"))
@@ -263,8 +300,31 @@ for name in public:
     if isinstance(value, (type, float, types.FunctionType, types.BuiltinFunctionType)):
         same = [n for n in public if n != name and getattr(numpy, n) is value]
         aliases[name] = sorted(same, key=lambda n: (n[-1].isdigit(), n))
+# each function's parameters (name, kind) and what its docstring says of each
+signatures = {}
+for name in public:
+    value = getattr(numpy, name)
+    if not isinstance(value, types.FunctionType):
+        continue
+    try:
+        parameters = list(inspect.signature(value).parameters.values())
+    except (TypeError, ValueError):
+        continue
+    doc, said = (value.__doc__ or "").splitlines(), {}
+    for p in parameters:
+        for i, line in enumerate(doc):
+            if line.strip().split(" : ")[0].split(",")[0].strip() == p.name and " : " in line:
+                indent = len(line) - len(line.lstrip())
+                text = []
+                for more in doc[i + 1:]:
+                    if more.strip() and len(more) - len(more.lstrip()) <= indent:
+                        break
+                    text.append(more.strip())
+                said[p.name] = " ".join(t for t in text if t)
+                break
+    signatures[name] = [[p.name, p.kind.name, said.get(p.name, "")] for p in parameters]
 print(json.dumps({"version": numpy.__version__, "names": names, "aliases": aliases,
-                  "deprecated": deprecated}))
+                  "deprecated": deprecated, "signatures": signatures}))
 """
 
 

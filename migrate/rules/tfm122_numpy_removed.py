@@ -11,21 +11,26 @@ from migrate.codemod.rule import Rule
 from migrate.codemod.tables import upgrade_tables
 
 REMOVED: Dict[str, dict] = upgrade_tables().get("numpy_removed", {})
+# np.reshape(a, newshape=...): {function: {keyword: {"replacement", "message"}}}
+KEYWORDS: Dict[str, Dict[str, dict]] = upgrade_tables().get("numpy_removed_keywords", {})
 # `import numpy as np`, also one of several (`import os, numpy as np`)
 IMPORTED = re.compile(r"\bimport\s+(?:[\w.]+(?:\s+as\s+\w+)?\s*,\s*)*numpy(?:\s+as\s+(\w+))?\b")
 NUMPY = Needle(("numpy",), IMPORTED.pattern)
 # `np.int`, not `tf.cast`: many removed names (cast, math, compat, float) are common attributes
-NAMES = ImportedAttribute(IMPORTED, "numpy", sorted(REMOVED))
+NAMES = ImportedAttribute(IMPORTED, "numpy", sorted(set(REMOVED) | set(KEYWORDS)))
 # a replacement that is an expression of its own (`-np.inf`, `-0.0`) keeps its meaning
 # unparenthesized only where it stands alone
 ALONE = (cst.Arg, cst.Element, cst.DictElement, cst.AssignTarget, cst.Assign, cst.AnnAssign,
          cst.Return, cst.ComparisonTarget, cst.Expr)
 
 
+TAKEN = "is gone from today's numpy, which TF 2 needs (TF 1.15's numpy 1.18 took it)"
+
+
 class NumpyRemoved(Rule):
     code = "TFM122"
     needle = (NUMPY, NAMES)
-    summary = "a numpy name TF 1.15's numpy had and today's numpy has not (np.int, np.float_, np.NaN)"
+    summary = "a numpy name or keyword TF 1.15's numpy had and today's numpy has not (np.int, np.NaN, newshape=)"
     fixable = True
     explanation = """
 TF 1.15 ran on numpy 1.18; TensorFlow 2.21 needs a numpy of today (2.x), which removed
@@ -40,6 +45,13 @@ the name it was an alias of in numpy 1.18, which means the same on both; the res
 from numpy 1.18 (TF 1.15's interpreter) and the installed numpy, never typed by hand. A
 builtin the module rebinds (a parameter named `str`) is taken from `builtins`. Modules that
 never import TensorFlow are migrated for this too (a data loader's `astype(np.int)`).
+
+Keywords numpy removed fail the same way (`np.reshape(a, newshape=(2, 3))`: "unexpected
+keyword argument"). Their table is generated from the two numpys' signatures: a keyword
+whose place in the signature a new name of the same kind took is renamed (`newshape` ->
+`shape`, `interpolation` -> `method`), one numpy 1.18 documented as "Has no effect" is
+dropped (`np.corrcoef(..., bias=1)`), and the others are reported with what numpy 1.18's
+documentation said of them (`np.histogram(normed=)`).
 """
     before = """
 import numpy as np
@@ -47,6 +59,7 @@ import numpy as np
 labels = labels.astype(np.int)
 scores = np.zeros(3, dtype=np.float_)
 worst = -np.Inf
+grid = np.reshape(scores, newshape=(3, 1))
 """
     after = """
 import numpy as np
@@ -54,6 +67,7 @@ import numpy as np
 labels = labels.astype(int)
 scores = np.zeros(3, dtype=np.float64)
 worst = -np.inf
+grid = np.reshape(scores, shape=(3, 1))
 """
 
     _imported: Optional[Set[str]] = None
@@ -97,6 +111,42 @@ worst = -np.inf
         """``np`` also assigned (``np = None``): not surely numpy."""
         return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
                    for n in ast.walk(tree))
+
+    def _numpy(self, node: cst.BaseExpression) -> Optional[str]:
+        """The alias of ``np.f`` when ``np`` is surely numpy here, else None."""
+        if not isinstance(node, cst.Attribute) or not isinstance(node.value, cst.Name) \
+                or node.value.value not in self._imported_as():
+            return None
+        if self._aliases is None:
+            self._read_module()
+        return node.value.value if node.value.value in self._aliases else None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        """Keywords numpy removed (``np.reshape(a, newshape=...)``): renamed where numpy
+        renamed them, dropped where numpy 1.18 said they had no effect, else reported with
+        what numpy 1.18 said of them."""
+        table = KEYWORDS.get(node.func.attr.value) if isinstance(node.func, cst.Attribute) else None
+        if not table or self._numpy(node.func) is None:
+            return
+        args, fixed, first = [], [], None
+        for arg in node.args:
+            entry = table.get(arg.keyword.value) if arg.keyword is not None else None
+            if entry is None:
+                args.append(arg)
+                continue
+            gone = f"{code(node.func)}({arg.keyword.value}=)"
+            if entry["replacement"] is None:
+                self.report(arg, f"error: {gone} {TAKEN}; {entry['message']}")
+                args.append(arg)
+                continue
+            first = first or arg
+            fixed.append(f"{gone} {TAKEN}: {entry['message']}" + ("" if entry["replacement"] else " (dropped)"))
+            if entry["replacement"]:
+                args.append(arg.with_changes(keyword=cst.Name(entry["replacement"])))
+        if first is not None:  # one finding, one edit of the call, for every keyword it fixes
+            if args and len(args) < len(node.args):
+                args[-1] = args[-1].with_changes(comma=node.args[-1].comma)
+            self.report(first, "; ".join(fixed)).replace(node, node.with_changes(args=args))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         entry = REMOVED.get(node.attr.value)
