@@ -218,22 +218,34 @@ def upgrade(
 
 
 def _print_diffs(changed) -> None:
+    """A unified diff per changed file; a notebook's is one per changed code cell, of its
+    source lines (``a/nb.ipynb[cell 3]``, as findings name cells), not of the JSON that
+    holds them."""
     from migrate.codemod.diff import unified
-    from migrate.codemod.files import decode
+    from migrate.codemod.files import cell_sources, decode
     from migrate.codemod.output import shown
 
     for r in changed:
         with open(r.path, "rb") as handle:
             old = handle.read()
-        try:
-            old_text, new_text = decode(old).text, decode(r.new).text
-        except Exception:
-            continue
-        lines = unified(old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
-                        fromfile=f"a/{shown(r.path).lstrip('/')}",
-                        tofile=f"b/{shown(r.path).lstrip('/')}")
-        for line in lines:
-            sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        new = r.new
+        name = shown(r.path).lstrip("/")
+        before = cell_sources(old) if r.path.endswith(".ipynb") else None
+        after = cell_sources(new) if before is not None else None
+        if before is not None and after is not None and before.keys() == after.keys():
+            # (a cell's last line has no newline of its own: not worth a marker)
+            parts = [(before[i] + "\n", after[i] + "\n", f"[cell {i + 1}]") for i in sorted(before)
+                     if before[i] != after[i]]
+        else:
+            try:
+                parts = [(decode(old).text, decode(new).text, "")]
+            except Exception:
+                continue
+        for old_text, new_text, where in parts:
+            lines = unified(old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
+                            fromfile=f"a/{name}{where}", tofile=f"b/{name}{where}")
+            for line in lines:
+                sys.stdout.write(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
 
 
 # -- lint ----------------------------------------------------------------------

@@ -46,6 +46,24 @@ def test_names_bound_in_one_cell_resolve_in_later_ones(tmp_path, cache):
     assert sources(f) == cells and "0 changed" in again.stdout + again.stderr
 
 
+@pytest.mark.parametrize("layout", [1, None])  # a source list indented, or all on one JSON line
+def test_the_diff_of_a_notebook_is_per_cell_source(tmp_path, cache, layout):
+    """#59: the diff of a notebook was one of its JSON text, where a cell is one raw line;
+    now one per changed cell, of its source lines, named as findings name cells."""
+    f = write(tmp_path / "n.ipynb", notebook(
+        "import numpy as np\nimport tensorflow as tf\n",
+        "print('untouched')\n",
+        "x = tf.placeholder(tf.float32, [None, 3])\nlabels = np.zeros(3, dtype=np.int)\ny = 2",
+        layout=layout))
+    out = cli("upgrade", f, cache=cache).stdout
+    diff = [line for line in out.splitlines() if not line.startswith(str(f))]
+    name = str(f).lstrip("/")
+    assert diff == [f"--- a/{name}[cell 3]", f"+++ b/{name}[cell 3]", "@@ -1,3 +1,3 @@",
+                    "-x = tf.placeholder(tf.float32, [None, 3])", "-labels = np.zeros(3, dtype=np.int)",
+                    "+x = tf.compat.v1.placeholder(tf.float32, [None, 3])", "+labels = np.zeros(3, dtype=int)",
+                    " y = 2"], out
+
+
 def test_a_cell_python_3_refuses_is_an_error_and_nothing_is_written(tmp_path, cache):
     """A Python 2 cell (`print "saved"`) before TF1 cells: the notebook was migrated cell by
     cell, where the later cells lost the first cell's `import tensorflow as tf`, so their

@@ -508,3 +508,18 @@ def test_sequence_loss_reduces_as_tf1_did():
         np.testing.assert_allclose(got, np.asarray(expected), rtol=1e-6, atol=1e-7, err_msg=str(option))
     with pytest.raises(ValueError, match="cannot be set to True at same time"):
         sequence_loss(logits, targets, weights, sum_over_batch=True)
+
+
+def test_the_mnist_package_holds_input_data():
+    """#59: TF 1.x's `tensorflow.examples.tutorials.mnist` imported its `input_data`, so
+    `from tensorflow.examples.tutorials import mnist` and then `mnist.input_data.read_data_sets`
+    worked; migrated to `from shims.tutorials import mnist`, it had no `input_data`."""
+    import importlib
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "from shims.tutorials import mnist; "
+                           "print(mnist.input_data.read_data_sets.__name__)"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "read_data_sets", done.stderr[-2000:]
+    assert importlib.import_module("shims.tutorials.mnist").input_data.DataSet

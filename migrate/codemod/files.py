@@ -347,6 +347,28 @@ def _source_spans(text: str) -> Optional[Dict[int, Tuple[int, int]]]:
         return None
 
 
+def cell_sources(raw: bytes) -> Optional[Dict[int, str]]:
+    """Each code cell's source text by its index (what a diff of a notebook shows, cell by
+    cell), or None when ``raw`` is not a notebook whose cells hold text."""
+    try:
+        cells = json.loads(raw.decode("utf-8"))["cells"]
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(cells, list):
+        return None
+    out: Dict[int, str] = {}
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            return None
+        out[index] = source
+    return out
+
+
 def notebook_lines(raw: bytes) -> Dict[int, List[int]]:
     """For each code cell (by index), the line of the .ipynb file where each of its
     source lines is written (1-based): what a code-scanning UI showing the file needs.
