@@ -16,6 +16,7 @@ def upgrade_tables() -> dict:
     with open(PATH, encoding="utf-8") as handle:
         data = json.load(handle)
     data["tf2_symbols_set"] = frozenset(data.get("tf2_symbols", ()))
+    data["missing_in_tf2_set"] = frozenset(data.get("missing_in_tf2", ()))
     return data
 
 
@@ -41,3 +42,11 @@ def shim_exports(module: str) -> frozenset:
                                                 for t in node.targets):
             return frozenset(ast.literal_eval(node.value))
     raise RuntimeError(f"{path} has no literal __all__")
+
+
+def no_tf2_home(old: str, new: str) -> str:
+    """The error finding for a rename whose target TF 2.21 does not have (under either
+    Keras): said, never written."""
+    return (f"error: {old} has no home in TF 2.21: TensorFlow's upgrade tables send it to "
+            f"{new}, which TF 2.21 does not have (under Keras 3 or tf_keras); rewrite this use "
+            "by hand or drop it")

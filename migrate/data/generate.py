@@ -24,7 +24,9 @@ import os
 import subprocess
 import sys
 import types
-from typing import Dict
+from typing import Dict, List
+
+from migrate.data.numpy_tables import numpy_removed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TARGET = os.path.join(HERE, "tf_upgrade_v2.json")
@@ -175,157 +177,9 @@ def build() -> dict:
                         for m in ("tf", "tf.distribute", "tf.random", "tf.keras")},
         "tf2_keywords": {k: tf2_keywords(k, v) for k, v in sorted(spec.function_keyword_renames.items())
                          if tf2_keywords(k, v)},
-        **_private(tf, tf2_object),
-        **_numpy_removed(),
+        **_private(tf, tf2_object), **numpy_removed(tf1_python()),
+        "missing_in_tf2": _missing_in_tf2(tf, set(spec.symbol_renames.values())),
     }
-
-
-def _numpy_removed() -> dict:
-    """numpy names TF1-era code used that the numpy TF 2.21 runs on no longer has: the
-    public names of TF 1.15's numpy (its interpreter's, 1.18) missing from the installed
-    one. The replacement is the one numpy's own tables of removed names give in their
-    messages: the aliases of builtins removed in 1.24 (``__former_attrs__``, "use `int` by
-    itself") and the names NumPy 2.0 expired (``_expired_attrs_2_0``, "Use `np.float64`
-    instead."); or the builtin the old name was (`np.unicode` was `str`); else None (the
-    rule reports the message, or that the name is gone)."""
-    import re
-
-    import numpy
-
-    env = {k: v for k, v in os.environ.items() if k not in ("TF2_BEHAVIOR", "TF_USE_LEGACY_KERAS")}
-    proc = subprocess.run([tf1_python(), "-c", NUMPY_SCRIPT], capture_output=True, text=True,
-                          env=env, timeout=600)
-    if proc.returncode != 0:
-        raise SystemExit("generate: the TF 1.15 run failed: " + proc.stderr.strip().splitlines()[-1])
-    old = json.loads(proc.stdout)
-    messages = {}
-    for name, message in getattr(numpy, "__former_attrs__", {}).items():
-        lines = message.splitlines()
-        match = re.search(r"use `(\w+)` by itself", message)
-        messages[name] = (match.group(1) if match else None,
-                          (lines[1] if len(lines) > 1 else lines[0]).split(". ")[0] + ".")
-    try:
-        from numpy import _expired_attrs_2_0 as expired
-    except ImportError:  # numpy < 2
-        expired = None
-    for name, message in getattr(expired, "__expired_attributes__", {}).items():
-        text = " ".join(message.split())
-        match = re.fullmatch(r"Use `(-?np\.\w+|-?\d+\.\d+)` instead\.", text)
-        messages[name] = (match.group(1) if match else None, text)
-    found = {}
-    for name, builtin in sorted(old["names"].items()):
-        if _in_numpy(numpy, name):
-            continue
-        alias = next((a for a in old["aliases"].get(name, ()) if _in_numpy(numpy, a)
-                      and a not in messages), None)
-        replacement, message = messages.get(name, (builtin or (f"np.{alias}" if alias else None), None))
-        found[name] = {"replacement": replacement,
-                       "message": message or (f"np.{name} was the builtin `{builtin}`." if builtin else
-                                              f"np.{name} was np.{alias}." if alias else
-                                              old["deprecated"].get(name) or
-                                              f"numpy {numpy.__version__} names no replacement.")}
-    return {"numpy_removed": found, "numpy_removed_keywords": _numpy_removed_keywords(numpy, old),
-            "numpy_generated_from": f"numpy {old['version']} (TF 1.15's) against numpy {numpy.__version__}"}
-
-
-def _numpy_removed_keywords(numpy, old: dict) -> dict:
-    """Keywords of numpy functions that TF 1.15's numpy took and the installed one does not
-    (``np.reshape(a, newshape=...)``): {function: {keyword: {"replacement", "message"}}}.
-    The replacement is the parameter now in the same place of the signature when it is a
-    new name of the same kind (``newshape`` -> ``shape``, ``interpolation`` -> ``method``);
-    "" (drop it) when numpy 1.18's docstring said it "Has no effect"; else None. The
-    message is what numpy 1.18's docstring said of the keyword."""
-    import inspect
-    import re
-
-    found: dict = {}
-    for name, parameters in sorted(old["signatures"].items()):
-        function = getattr(numpy, name, None)
-        try:
-            now = list(inspect.signature(function).parameters.values()) if callable(function) else None
-        except (TypeError, ValueError):
-            now = None
-        if now is None:
-            continue
-        old_names, now_names = [p[0] for p in parameters], [p.name for p in now]
-        for index, (keyword, kind, said) in enumerate(parameters):
-            if kind not in ("POSITIONAL_OR_KEYWORD", "KEYWORD_ONLY") or keyword in now_names:
-                continue
-            same_place = now[index] if index < len(now) else None
-            replacement = same_place.name if (
-                same_place is not None and same_place.kind.name == kind
-                and same_place.name not in old_names) else None
-            said = re.sub(r"\.\. (deprecated|versionchanged|versionadded):: ([\d.]+)", r"(\1 in numpy \2)",
-                          " ".join(said.split()))
-            if replacement is None and said.startswith("Has no effect"):
-                replacement = ""  # dropped: numpy 1.18 itself said it did nothing
-            message = (f"numpy {numpy.__version__} calls it {replacement}" if replacement else
-                       f"numpy 1.18's documentation: {said or 'no note'}")
-            found.setdefault(name, {})[keyword] = {"replacement": replacement, "message": message}
-    return found
-
-
-def _in_numpy(numpy, name: str) -> bool:
-    try:
-        getattr(numpy, name)
-    except AttributeError:
-        return False
-    return True
-
-
-# runs on real TF 1.15's interpreter: its numpy's public names, each with the builtin type it
-# is, if it is one (`np.unicode` is `str`), and the other names of the same type, function
-# or float (`np.bool8` is `np.bool_`, `np.NAN` is `np.nan`; not modules, not cached ints),
-# plain names first, and the deprecation notes of its docstrings
-NUMPY_SCRIPT = r"""
-import builtins, inspect, json, types, warnings
-warnings.simplefilter("ignore")
-import numpy
-public = sorted(n for n in dir(numpy) if not n.startswith("_"))
-names, aliases, deprecated = {}, {}, {}
-for name in public:
-    value = getattr(numpy, name)
-    doc = getattr(value, "__doc__", None) or ""
-    if callable(value) and ".. deprecated::" in doc:  # numpy 1.18's note: "use a.item() instead"
-        lines = doc.split(".. deprecated::", 1)[1].split("\n")
-        version, note = lines[0].strip(), []
-        for line in lines[1:]:
-            if line.strip():
-                note.append(line.strip())
-            elif note:
-                break
-        deprecated[name] = " ".join(note) or "deprecated since numpy " + version
-    names[name] = next((b for b in ("bool", "int", "float", "complex", "object", "str", "bytes")
-                        if value is getattr(builtins, b)), None)
-    if isinstance(value, (type, float, types.FunctionType, types.BuiltinFunctionType)):
-        same = [n for n in public if n != name and getattr(numpy, n) is value]
-        aliases[name] = sorted(same, key=lambda n: (n[-1].isdigit(), n))
-# each function's parameters (name, kind) and what its docstring says of each
-signatures = {}
-for name in public:
-    value = getattr(numpy, name)
-    if not isinstance(value, types.FunctionType):
-        continue
-    try:
-        parameters = list(inspect.signature(value).parameters.values())
-    except (TypeError, ValueError):
-        continue
-    doc, said = (value.__doc__ or "").splitlines(), {}
-    for p in parameters:
-        for i, line in enumerate(doc):
-            if line.strip().split(" : ")[0].split(",")[0].strip() == p.name and " : " in line:
-                indent = len(line) - len(line.lstrip())
-                text = []
-                for more in doc[i + 1:]:
-                    if more.strip() and len(more) - len(more.lstrip()) <= indent:
-                        break
-                    text.append(more.strip())
-                said[p.name] = " ".join(t for t in text if t)
-                break
-    signatures[name] = [[p.name, p.kind.name, said.get(p.name, "")] for p in parameters]
-print(json.dumps({"version": numpy.__version__, "names": names, "aliases": aliases,
-                  "deprecated": deprecated, "signatures": signatures}))
-"""
 
 
 # runs on real TF 1.15 (Python 3.7): each name's signature as TF1 binds it, in the format of
@@ -604,12 +458,38 @@ def _keras_initializers(tf2_object, signature) -> dict:
     return {"keras_initializers": found}
 
 
+def _missing_in_tf2(tf, targets) -> List[str]:
+    """The ``tf.`` names among ``targets`` (rename targets) that resolve neither here
+    (Keras 3) nor with tf_keras (``tf.compat.v1.keras...``, the TF1 RNN cells), asked of
+    a fresh process with ``TF_USE_LEGACY_KERAS=1`` (:func:`resolvable`): tf_upgrade_v2's
+    tables are older than TF 2.21 (tf.data.experimental.StatsAggregator, ...), and the
+    rules never rewrite to these."""
+    here = sorted(t for t in targets if t.startswith("tf.") and _tf2_object(tf, t) is None)
+    env = dict(os.environ, TF_USE_LEGACY_KERAS="1", TF_CPP_MIN_LOG_LEVEL="3")
+    proc = subprocess.run([sys.executable, "-m", "migrate.data.generate", "--resolvable"],
+                          input=json.dumps(here), capture_output=True, text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit("generate: the tf_keras run failed: " + proc.stderr.strip().splitlines()[-1])
+    legacy = set(json.loads(proc.stdout))
+    return [t for t in here if t not in legacy]
+
+
+def resolvable(names: List[str]) -> List[str]:
+    """Which of ``names`` this process's TensorFlow resolves (run with tf_keras selected)."""
+    import tensorflow as tf
+
+    return [n for n in names if _tf2_object(tf, n) is not None]
+
+
 def render(data: dict) -> str:
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if "--resolvable" in argv:  # names on stdin (JSON): those TensorFlow resolves, on stdout
+        print(json.dumps(resolvable(json.load(sys.stdin))))
+        return 0
     fresh = render(build())
     if "--check" in argv:
         with open(TARGET, encoding="utf-8") as handle:

@@ -5,7 +5,7 @@ from migrate.codemod import needles
 from migrate.codemod.rule import SymbolRule
 from migrate.codemod.shared import fine_in_tf2
 from migrate.codemod.signatures import call_keywords, same_name_readings
-from migrate.codemod.tables import owned_by_rules, shim_exports, upgrade_tables
+from migrate.codemod.tables import no_tf2_home, owned_by_rules, shim_exports, upgrade_tables
 
 # TF1 call forms TF2's function of the same name rejects (TFM103 knows the TF2 forms)
 TF1_FORMS = ("tf.name_scope", "tf.device")
@@ -89,6 +89,9 @@ with tf.compat.v1.variable_scope("encoder"):
                                         f"shims.contrib.rnn.{leaf} is the same TF1 class")
             finding.replace(node, cst.parse_expression(f"shims.contrib.rnn.{leaf}"))
             finding.add_import("import shims")
+            return
+        if new in tables["missing_in_tf2_set"]:
+            self.report(node, no_tf2_home(old, new))
             return
         finding = self.report(node, f"{old} is {new} in TF2")
         finding.replace(node, ctx.tf(finding, new[len("tf."):]))

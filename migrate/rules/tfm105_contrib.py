@@ -8,7 +8,7 @@ from migrate.codemod import needles
 from migrate.codemod.cstutil import arg, call, code
 from migrate.codemod.rule import SymbolRule
 from migrate.codemod.shared import target as estimator_target
-from migrate.codemod.tables import shim_exports, upgrade_tables
+from migrate.codemod.tables import no_tf2_home, shim_exports, upgrade_tables
 
 # contrib modules whose replacement is a shims module: a name moves there when that
 # module's __all__ (read from shims/, never typed here) has it
@@ -299,6 +299,10 @@ x = shims.contrib.layer_norm(x, begin_norm_axis=-1, begin_params_axis=-1)
         if name == "tf.contrib.distribute.MirroredStrategy" and self._mirrored(node):
             return
         if name == "tf.contrib.distribute.CollectiveAllReduceStrategy" and self._collective(node):
+            return
+        if renamed in upgrade_tables()["missing_in_tf2_set"]:
+            self._unfixed.add(local)
+            self.report(node, no_tf2_home(name, renamed))
             return
         if renamed and not renamed.startswith("tf.contrib."):
             finding = self.report(node, f"{name} is {renamed} in TF2")
