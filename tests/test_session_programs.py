@@ -125,9 +125,31 @@ with tf.Session() as sess:
 '''
 
 
+LATE_GROUP_INIT = '''"""A tutorial whose initializer, a group with the local variables' (a metric's), is
+made in the session's block (#58: kept in graph mode, "a fetch of 'init_op', which is not
+built in the graph")."""
+import numpy as np
+import tensorflow as tf
+''' + DATA + '''
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+pred = tf.layers.dense(x, 1, name="linear")
+loss = tf.reduce_mean(tf.square(pred - y))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+mean_loss, update_mean = tf.metrics.mean(loss)
+with tf.Session() as sess:
+    init_op = tf.group(tf.global_variables_initializer(), tf.local_variables_initializer())
+    sess.run(init_op)
+    for step in range(6):
+        _, value, running = sess.run([train, loss, update_mean], feed_dict={x: X, y: Y})
+        print("step %d loss %.6f running mean %.6f" % (step, value, running))
+'''
+
+
 @pytest.mark.parametrize("name,source", [("main_guard.py", MAIN_GUARD), ("graph_block.py", GRAPH_BLOCK),
-                                         ("text_cnn.py", TEXT_CNN)],
-                         ids=["main_guard_device", "graph_as_default", "containers_and_throwaways"])
+                                         ("text_cnn.py", TEXT_CNN), ("late_group_init.py", LATE_GROUP_INIT)],
+                         ids=["main_guard_device", "graph_as_default", "containers_and_throwaways",
+                              "late_group_initializer"])
 def test_programs_in_blocks_become_eager_and_equal_tf1(tmp_path, tf1_python, name, source):
     """#25.1: not recognised before (no finding, exit 0, then `tf.placeholder() is not
     compatible with eager execution`)."""

@@ -481,8 +481,9 @@ class Planner:
         return found
 
     def _late_inits(self, stmts, session_at, plan: Plan) -> List[cst.SimpleStatementLine]:
-        """``init = tf.global_variables_initializer()`` made after the session (in its
-        ``with`` block, or after ``sess = tf.InteractiveSession()``), then run: the program
+        """``init = tf.global_variables_initializer()`` (or a ``tf.group`` of initializers)
+        made after the session (in its ``with`` block, or after ``sess = tf.Session()``), then
+        run: the program
         initialises its variables when it makes them, so the statement goes, as its run does.
         So does ``saver = tf.train.Saver()`` made there (``max_to_keep=`` at most): its saves
         and restores are the program's, as a Saver's made with the graph are."""
@@ -492,7 +493,8 @@ class Planner:
             key, value = _assigned_key(stmt), _value(stmt)
             if not key or key == plan.session or not isinstance(value, cst.Call):
                 continue
-            if not value.args and self._call_name(value) in INITIALIZERS:
+            if (not value.args and self._call_name(value) in INITIALIZERS) \
+                    or self._initializer_group(value, plan.inits):
                 plan.inits.add(key)
                 found.append(stmt)
             elif self._call_name(value) == "tf.train.Saver" and key not in plan.graph_keys \
