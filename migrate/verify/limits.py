@@ -113,7 +113,7 @@ class Outcome:
     def why(self, timeout: float, memory: Optional[int]) -> Optional[str]:
         """What ended the run, when it was not a clean exit 0 or a traceback."""
         if self.timed_out:
-            return f"took longer than {timeout:g} s (--timeout, for the whole verify); stopped"
+            return f"took longer than {timeout:g} s (--timeout); stopped (the limit bounds the whole verify)"
         if self.over_memory:
             return (f"used more than {human(memory or 0)} of memory (--memory); stopped")
         if self.returncode < 0:
