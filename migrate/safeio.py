@@ -173,8 +173,6 @@ def sweep_temps(folder: str) -> List[Tuple[str, str]]:
     return kept
 
 
-
-
 # -- one writer a folder at a time ----------------------------------------------------
 LOCK_FILE = ".tf-migrate.lock"
 

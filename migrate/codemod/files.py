@@ -168,12 +168,11 @@ def migrate_notebook(raw: bytes, convert: Callable[[str], Tuple[Optional[str], o
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         source = cell.get("source", "")
-        if not (isinstance(source, str) or (
-                isinstance(source, list) and all(isinstance(part, str) for part in source))):
+        text = _cell_text(source)
+        if text is None:
             raise EngineError(f"cell {index + 1}: its \"source\" is {type(source).__name__} "
                               f"{json.dumps(source)[:40]}, not text (a string or a list of strings)")
         as_list = isinstance(source, list)
-        text = "".join(source) if as_list else source
         masked, saved, token = _mask(text)
         if masked is not None:
             code.append((index, cell, text, masked, saved, token, as_list))
@@ -360,13 +359,18 @@ def cell_sources(raw: bytes) -> Optional[Dict[int, str]]:
     for index, cell in enumerate(cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
-        source = cell.get("source", "")
-        if isinstance(source, list) and all(isinstance(part, str) for part in source):
-            source = "".join(source)
-        if not isinstance(source, str):
+        text = _cell_text(cell.get("source", ""))
+        if text is None:
             return None
-        out[index] = source
+        out[index] = text
     return out
+
+
+def _cell_text(source) -> Optional[str]:
+    """A cell's ``source`` as text (a string, or a list of strings joined), else None."""
+    if isinstance(source, list) and all(isinstance(part, str) for part in source):
+        return "".join(source)
+    return source if isinstance(source, str) else None
 
 
 def notebook_lines(raw: bytes) -> Dict[int, List[int]]:
@@ -559,7 +563,7 @@ def replace_file(path: str, data: bytes, expected: Optional[str]) -> None:
     is fsynced next to it first (``.tf-migrate-*.tmp``) and removed once the in-place
     write is on disk, so even a kill then loses nothing."""
     with folder_lock(os.path.dirname(os.path.abspath(path))):
-        if expected is not None and _digest_of(path) != expected:
+        if expected is not None and current_digest(path) != expected:
             raise Changed(path)
         st = os.stat(path)
         mode = stat.S_IMODE(st.st_mode)
@@ -582,7 +586,7 @@ def replace_file(path: str, data: bytes, expected: Optional[str]) -> None:
             os.unlink(rescue)
 
 
-def _digest_of(path: str) -> Optional[str]:
+def current_digest(path: str) -> Optional[str]:
     """The SHA-256 of what ``path`` holds now (None when it cannot be read)."""
     try:
         with open(path, "rb") as handle:

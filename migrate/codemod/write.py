@@ -19,7 +19,7 @@ import stat
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from migrate.codemod.files import Changed, atomic_write, content_digest, replace_file
+from migrate.codemod.files import Changed, atomic_write, current_digest, replace_file
 from migrate.safeio import describe, folder_lock, read_regular, sweep_temps
 
 NAMES_FILE = "tf-migrate-names.json"
@@ -234,17 +234,8 @@ class _Writer:
             return "is a symbolic link; not rewritten (migrate the file it points to)"
         if _read_only(r.path):
             return "file is read-only; not changed"
-        if r.digest is not None and _current(r.path) != r.digest:
+        if r.digest is not None and current_digest(r.path) != r.digest:
             return STALE
-        return None
-
-
-def _current(path: str) -> Optional[str]:
-    """The SHA-256 of what ``path`` holds now (None when it cannot be read)."""
-    try:
-        with open(path, "rb") as handle:
-            return content_digest(handle.read())
-    except OSError:
         return None
 
 

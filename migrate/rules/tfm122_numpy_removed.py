@@ -128,34 +128,24 @@ grid = np.reshape(scores, shape=(3, 1))
         table = KEYWORDS.get(node.func.attr.value) if isinstance(node.func, cst.Attribute) else None
         if not table or self._numpy(node.func) is None:
             return
-        args, fixed, first = [], [], None
+        fixed, first = [], None
         for arg in node.args:
             entry = table.get(arg.keyword.value) if arg.keyword is not None else None
             if entry is None:
-                args.append(arg)
                 continue
             gone = f"{code(node.func)}({arg.keyword.value}=)"
             if entry["replacement"] is None:
                 self.report(arg, f"error: {gone} {TAKEN}; {entry['message']}")
-                args.append(arg)
                 continue
             first = first or arg
             fixed.append(f"{gone} {TAKEN}: {entry['message']}" + ("" if entry["replacement"] else " (dropped)"))
-            if entry["replacement"]:
-                args.append(arg.with_changes(keyword=cst.Name(entry["replacement"])))
-        if first is not None:  # one finding, one edit of the call, for every keyword it fixes
-            if args and len(args) < len(node.args):
-                args[-1] = args[-1].with_changes(comma=node.args[-1].comma)
-            self.report(first, "; ".join(fixed)).replace(node, node.with_changes(args=args))
+        if first is not None:  # one finding, one edit of the call (as its arguments' fixes left it)
+            self.report(first, "; ".join(fixed)).replace(node, lambda call: _keywords_fixed(call, table))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         entry = REMOVED.get(node.attr.value)
-        if entry is None or not isinstance(node.value, cst.Name) or node.value.value not in self._imported_as():
-            return
-        if self._aliases is None:
-            self._read_module()
-        alias = node.value.value
-        if alias not in self._aliases:
+        alias = self._numpy(node) if entry is not None else None
+        if alias is None:
             return
         name, replacement = f"{alias}.{node.attr.value}", entry["replacement"]
         gone = f"{name} is gone from today's numpy, which TF 2 needs (TF 1.15's numpy 1.18 had it)"
@@ -174,3 +164,18 @@ grid = np.reshape(scores, shape=(3, 1))
                 and not isinstance(self.ctx.parent(), ALONE):
             expression = cst.parse_expression(f"({code(expression)})")
         finding.replace(node, expression)
+
+
+def _keywords_fixed(call: cst.Call, table: Dict[str, dict]) -> cst.Call:
+    """``call`` with the keywords numpy renamed given their new names and those it dropped
+    left out (the others stay, reported)."""
+    args = []
+    for arg in call.args:
+        entry = table.get(arg.keyword.value) if arg.keyword is not None else None
+        if entry is None or entry["replacement"] is None:
+            args.append(arg)
+        elif entry["replacement"]:
+            args.append(arg.with_changes(keyword=cst.Name(entry["replacement"])))
+    if args and len(args) < len(call.args):
+        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)
+    return call.with_changes(args=args)

@@ -85,12 +85,12 @@ _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
 _SKELETONS: Dict[str, Tuple[bool, ...]] = {}  # a line with its digits made 0 -> which patterns match it
 
 
-def _patterns(text: str) -> Tuple[bool, ...]:
+def _patterns(text: str, skeleton: Optional[str] = None) -> Tuple[bool, ...]:
     """Which of clean()'s patterns can change ``text``. Lines that differ only in their
     digits give the same answer (no pattern tells one digit from another, and one that does
     not match the line with every digit 0 does not match it with any digits), so it is
     asked once per skeleton: a training log's lines mostly share a few."""
-    skeleton = text.translate(_DIGITS_AS_ZERO)
+    skeleton = text.translate(_DIGITS_AS_ZERO) if skeleton is None else skeleton
     found = _SKELETONS.get(skeleton)
     if found is None:
         found = tuple(p.search(skeleton) is not None for p in _CLEANERS)
@@ -119,15 +119,16 @@ _TEMPLATES: Dict[str, str] = {}  # skeleton -> template, for lines clean() leave
 
 def record(number: int, raw: str) -> Optional[Record]:
     """A Record for a line with numbers worth comparing, else None."""
-    template = _TEMPLATES.get(raw.translate(_DIGITS_AS_ZERO))
+    skeleton = raw.translate(_DIGITS_AS_ZERO)
+    template = _TEMPLATES.get(skeleton)
     if template is not None:  # a line like one seen before: only its numbers are read
         return Record(number, raw.rstrip(), template, [float(v) for v in NUMBER.findall(raw)])
     found = _record(number, raw)
-    if found is not None and "\r" not in raw and not any(_patterns(raw)) and not any(
+    if found is not None and "\r" not in raw and not any(_patterns(raw, skeleton)) and not any(
             c.isdigit() for c in found.template):
         if len(_TEMPLATES) > 50_000:
             _TEMPLATES.clear()
-        _TEMPLATES[raw.translate(_DIGITS_AS_ZERO)] = found.template
+        _TEMPLATES[skeleton] = found.template
     return found
 
 
