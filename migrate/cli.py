@@ -61,7 +61,7 @@ def _main(version: bool = typer.Option(False, "--version", callback=_version, is
 
 # -- planning a run --------------------------------------------------------------
 def _plan(paths, select, ignore, lint_only: bool, no_cache: bool, jobs: int, timeout: float,
-          report: Optional[str], fmt: str, keras: Optional[str] = None):
+          report: Optional[str], fmt: str, keras: Optional[str] = None, programs: Optional[str] = None):
     """The settings, rule codes and target of a run; a usage problem is one line and exit 2."""
     from migrate.codemod.config import choose_codes, choose_target, load_config, run_problem
 
@@ -72,7 +72,7 @@ def _plan(paths, select, ignore, lint_only: bool, no_cache: bool, jobs: int, tim
     try:
         config = load_config(paths)
         return config, choose_codes(select, ignore, config, lint_only=lint_only, use_cache=not no_cache), \
-            choose_target(keras, config)
+            choose_target(keras, config, programs)
     except UsageError as exc:
         fail(str(exc))
 
@@ -139,6 +139,9 @@ JOBS = typer.Option(0, "--jobs", "-j", metavar="N", help="Worker processes (defa
 NO_CACHE = typer.Option(False, "--no-cache", help="Ignore and do not fill the cache.")
 KERAS = typer.Option(None, "--keras", metavar="2|3", help="The Keras of the migrated code: 2 (tf_keras, "
                      "TF 1.15's; the default) or 3 (the Keras TensorFlow ships).")
+PROGRAMS = typer.Option(None, "--programs", metavar="native|shims", help="How Session programs are "
+                        "written: native (tf.function steps with tf.GradientTape, where proven; the "
+                        "default) or shims (shims.GraphProgram, the smallest diff).")
 
 
 # -- upgrade -------------------------------------------------------------------
@@ -164,13 +167,15 @@ def upgrade(
         help="Seconds one file may take; past that "
                                   "it gets an error and is left untouched."),
     keras: Optional[str] = KERAS,
+    programs: Optional[str] = PROGRAMS,
 ) -> None:
     """Migrate TF1 code: print a diff (default), --write in place, or --outtree DIR.
 
     Exit codes: 0 when nothing is left to do; 1 when findings remain (after --write:
     findings the rewrite did not fix) or, with --check, when a file would change;
     2 on errors (unparsable files, files that could not be written, bad usage)."""
-    config, codes, target = _plan(paths, select, ignore, False, no_cache, jobs, timeout, report, fmt, keras)
+    config, codes, target = _plan(paths, select, ignore, False, no_cache, jobs, timeout, report, fmt, keras,
+                                  programs)
     if check and (write or outtree):
         fail("--check only reports; it cannot be combined with --write or --outtree")
     if outtree:

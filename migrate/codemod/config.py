@@ -8,10 +8,10 @@ import difflib
 import os
 from typing import Iterable, List, Optional
 
-from migrate.codemod.target import KERAS_GENERATIONS, Target
+from migrate.codemod.target import KERAS_GENERATIONS, PROGRAM_FORMS, Target
 from migrate.safeio import describe, read_regular
 
-CONFIG_KEYS = ("select", "ignore", "exclude", "keras")
+CONFIG_KEYS = ("select", "ignore", "exclude", "keras", "programs")
 
 
 class UsageError(Exception):
@@ -113,12 +113,17 @@ def run_problem(jobs: int, timeout: float, report: Optional[str]) -> Optional[st
     return None
 
 
-def choose_target(keras: Optional[str], config: dict) -> Target:
+def choose_target(keras: Optional[str], config: dict, programs: Optional[str] = None) -> Target:
     """The run's :class:`Target`: ``--keras`` first, then ``keras`` of ``[tool.tf-migrate]``
-    (a string or a number, "2" or "3"); anything else is a usage error."""
+    (a string or a number, "2" or "3"); ``--programs`` first, then ``programs`` ("native" or
+    "shims"); anything else is a usage error."""
     value = keras if keras is not None else config.get("keras", 2)
     source = "--keras" if keras is not None else "[tool.tf-migrate] keras"
     text = str(value).strip()
     if isinstance(value, bool) or text not in {str(g) for g in KERAS_GENERATIONS}:
         raise UsageError(f"{source} must be 2 (tf_keras, the default) or 3 (Keras 3), not {value!r}")
-    return Target(keras=int(text))
+    form = programs if programs is not None else config.get("programs", "native")
+    where = "--programs" if programs is not None else "[tool.tf-migrate] programs"
+    if not isinstance(form, str) or form.strip() not in PROGRAM_FORMS:
+        raise UsageError(f"{where} must be native (the default) or shims, not {form!r}")
+    return Target(keras=int(text), programs=form.strip())

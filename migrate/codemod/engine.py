@@ -21,7 +21,7 @@ from migrate.codemod.cstutil import fresh_name, is_chain_part, names_read, taken
 from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
 from migrate.codemod.layout import Layout
-from migrate.codemod.needles import tf1_meaning
+from migrate.codemod.needles import tf1_meaning, tf2_meaning
 from migrate.codemod.resolver import TF_ROOTS, Resolver, dotted, keras_name, local_names, v1name
 from migrate.codemod.stars import header as star_header
 from migrate.codemod.stars import project_stars, tf_bindings
@@ -144,6 +144,10 @@ class FileContext:
         if hit is None:
             hit = self.facts.tf1_file = tf1_meaning(self.marker_text)
         return hit
+
+    def is_tf2_file(self) -> bool:
+        """Does the file run TensorFlow the TF2 way (see ``needles.tf2_meaning``)?"""
+        return tf2_meaning(self.marker_text)
 
     # -- tree position ---------------------------------------------------------
     def parent(self, depth: int = 1) -> Optional[cst.CSTNode]:

@@ -174,6 +174,19 @@ def tf1_meaning(source: str) -> bool:
     return False
 
 
+# TF2-only ways of running a model: a file using them was written (or migrated) for TF2, so a
+# call valid in both means its TF2 version (the native form of a Session program writes them)
+_TF2_CODE = re.compile(r"\b(?:GradientTape\s*\(|tf\.function\b|random\.set_seed\s*\()")
+
+
+def tf2_meaning(source: str) -> bool:
+    """Does the file run TensorFlow the TF2 way (a GradientTape, tf.function, TF2's seed),
+    outside comments and strings? Then, where no TF1-only API says otherwise, its names
+    mean their TF2 versions."""
+    prose = _Prose(source) if _TF2_CODE.search(source) else None
+    return prose is not None and any(not prose.covers(m.start()) for m in _TF2_CODE.finditer(source))
+
+
 _PROSE = {tokenize.COMMENT, tokenize.STRING} | (
     {tokenize.FSTRING_MIDDLE} if hasattr(tokenize, "FSTRING_MIDDLE") else set())
 

@@ -1,4 +1,5 @@
-"""What a run migrates to: the typed choice ``upgrade --keras`` and ``[tool.tf-migrate] keras`` make.
+"""What a run migrates to: the typed choice ``upgrade --keras``/``--programs`` and
+``[tool.tf-migrate] keras``/``programs`` make.
 
 Passed from the command line through the runner (and its cache key) to the engine and every
 rule (``ctx.target``); pure data, no libcst.
@@ -8,6 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 KERAS_GENERATIONS = (2, 3)
+#: how TFM501 writes a Session program it converts: "native" (tf.function steps with
+#: tf.GradientTape and an optimizer, variables made once; the default where that form is
+#: proven) or "shims" (the graph in a build function run by shims.GraphProgram: the
+#: smallest diff, every converted form)
+PROGRAM_FORMS = ("native", "shims")
 
 
 @dataclass(frozen=True)
@@ -21,10 +27,13 @@ class Target:
     finding instead of a rewrite onto it."""
 
     keras: int = 2
+    programs: str = "native"
 
     def __post_init__(self) -> None:
         if self.keras not in KERAS_GENERATIONS:
             raise ValueError(f"the Keras target is 2 or 3, not {self.keras!r}")
+        if self.programs not in PROGRAM_FORMS:
+            raise ValueError(f"the program form is native or shims, not {self.programs!r}")
 
     @property
     def shims_import(self) -> str:
@@ -33,7 +42,7 @@ class Target:
 
     def key(self) -> str:
         """Part of the cache key: results for one target are not another's."""
-        return f"keras{self.keras}"
+        return f"keras{self.keras}-{self.programs}"
 
 
 DEFAULT = Target()

@@ -12,6 +12,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
+from . import native
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value, innermost_function)
@@ -259,7 +260,7 @@ class Detect:
             self._blocked.append(
                 (stmts[session_at], handed or str(why), written))
             return None
-        finding = self._apply(stmts, session_at, plan, owner)
+        finding = self._native(stmts, session_at, plan, owner)
         for stmt in [*stmts, *methods, *plan.makers]:  # a placeholder function's calls made specs
             self._programs |= _ids(stmt)
         if owned:  # the object's own graph goes: its block's code now stands in the block
@@ -271,6 +272,22 @@ class Detect:
             finding.replace(owner, lambda updated: cst.FlattenSentinel(
                 [updated.body.body[0].with_changes(leading_lines=updated.leading_lines),
                  *updated.body.body[1:]]))
+        return finding
+
+    def _native(self, stmts, session_at, plan, owner):
+        """The program written natively where ``native.read`` proves the form (else through
+        shims.GraphProgram, its finding saying why not natively); the finding."""
+        if self.ctx.target.programs != "native":
+            return self._apply(stmts, session_at, plan, owner)
+        model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module)
+        if isinstance(model, native.Blocker):
+            finding = self._apply(stmts, session_at, plan, owner)
+            finding.message += f"; not written as native TF2 steps: {model.reason}"
+            return finding
+        finding = self.report(stmts[session_at], native.summary(model))
+        self._unseeded_note(stmts[session_at], [stmts[i] for i in plan.graph] + list(plan.hoisted))
+        native.emit(self.ctx, finding, stmts, session_at, plan.session, model, self._statement_of,
+                    isinstance(owner, cst.Module))
         return finding
 
     def _class(self, cls: cst.ClassDef) -> None:

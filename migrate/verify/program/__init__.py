@@ -319,6 +319,9 @@ def _verify_in(work, legacy, migrated, args, rtol, atol, limit: Limits, tf1_pyth
              limit, label + (f" repeat {k}" if k else ""), tf1_cache if tf1_python else None, k)
         tf1_runs.append(side)
     env2 = _environment(legacy_keras=False, tf1=False)
+    # TF 2's oneDNN CPU kernels change results (and TF 1.15 has none): off unless the
+    # environment asks for them; the report says which it was
+    env2.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
     _pythonpath(env2, new_cwd, legacy_cwd)
     new = _Side(work, "migrated")
     _run(new, sys.executable, "tf2", migrated, args, new_cwd, env2, init, "load", limit,
@@ -339,12 +342,18 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
         got = parse(lines_lib.read_lines(getattr(new, attr)))
         streams.append(lines_lib.compare(name, runs[0], got, rtol, atol, unstable))
         del runs, got  # a stream's records go once it is summed up
-    variables = _variables(_arrays(first.final), _arrays(new.final), rtol, atol)
+    new_final = _arrays(new.final)
+    variables = _variables(_arrays(first.final), new_final, rtol, atol)
     init_names = first.meta.get("init_names") or []
     loaded = set(new.meta.get("loaded") or [])
+    # a native program's Keras optimizer starts its own state (zeros, TF1's start too) and
+    # reports it by TF1's slot names: compared at the end, not loaded at the start
+    own_state = {name for name in set(init_names) - loaded if name in new_final and "/" in name
+                 or name.startswith(("beta1_power", "beta2_power")) and name in new_final}
     init = {"shared": first.meta.get("init") == "saved" and bool(loaded),
             "tf1_saved": len(init_names), "migrated_loaded": len(loaded),
-            "not_used_by_migrated": sorted(set(init_names) - loaded),
+            "not_used_by_migrated": sorted(set(init_names) - loaded - own_state),
+            "optimizer_state_started_by_migrated": sorted(own_state),
             "migrated_not_in_tf1": sorted(set(new.meta.get("unloaded") or []))}
     compared = sum(s.compared for s in streams)
     ok = compared > 0 and all(s.ok for s in streams) and all(v["ok"] for v in variables)
@@ -354,7 +363,7 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
         "tf1": {"real": real_tf1, "tensorflow": first.meta.get("tf_version"),
                 "python": first.meta.get("python"), "cwd": legacy_cwd},
         "migrated_run": {"tensorflow": new.meta.get("tf_version"), "python": new.meta.get("python"),
-                         "cwd": new_cwd},
+                         "cwd": new_cwd, "onednn": new.meta.get("onednn") != "0"},
         "streams": {s.name: {"ok": s.ok, "compared": s.compared, "different": s.different,
                              "lines": [_pair_json(p) for p in s.pairs],
                              "lines_left_out": s.compared - len(s.pairs),

@@ -264,6 +264,25 @@ def _patch_sessions(tf_module):
     saver_class.restore = patched_restore
 
 
+def _timed(call):
+    """A run of a program (a GraphProgram run, a tf.function step) timed; one inside another
+    is one run."""
+    def timed_call(*args, **kwargs):
+        if state.get("in_run"):
+            return call(*args, **kwargs)
+        started = time.time()
+        state["in_run"] = True
+        try:
+            out = call(*args, **kwargs)
+        finally:
+            state["in_run"] = False
+        state["runs"].append(time.time() - started)
+        if state["first_run"] is None:
+            state["first_run"] = started - _t0
+        return out
+    return timed_call
+
+
 def _patch_programs(program_lib):
     """shims.GraphProgram: initial values when its variables are created, timed runs."""
     def on_build(program):
@@ -280,25 +299,143 @@ def _patch_programs(program_lib):
             _load(n, [(program.name_of(v), v) for v in variables], lambda v, value: v.assign(value))
 
     program_lib.add_build_hook(on_build)
+    program_lib.GraphProgram.run = _timed(program_lib.GraphProgram.run)
+    program_lib.GraphProgram.run_replicas = _timed(program_lib.GraphProgram.run_replicas)
 
-    def timed(call):
-        def timed_call(*args, **kwargs):
-            if state.get("in_run"):  # run() of a program on a strategy runs its replicas: one step
-                return call(*args, **kwargs)
-            started = time.time()
-            state["in_run"] = True
-            try:
-                out = call(*args, **kwargs)
-            finally:
-                state["in_run"] = False
-            state["runs"].append(time.time() - started)
-            if state["first_run"] is None:
-                state["first_run"] = started - _t0
-            return out
-        return timed_call
 
-    program_lib.GraphProgram.run = timed(program_lib.GraphProgram.run)
-    program_lib.GraphProgram.run_replicas = timed(program_lib.GraphProgram.run_replicas)
+# A native TF2 program (tf.Variable made by the program, tf.function steps): its variables
+# get the names TF1 gave the same variables made in the same order (TF1 made every name of
+# its graph unique: Variable, Variable_1, ...), load the TF1 run's initial values when they
+# are made, and are read at exit; its tf.function calls are its runs.
+_NATIVE = {"graph": object(), "variables": [], "names": {}}
+_LIBRARIES = tuple(os.sep + part + os.sep for part in ("keras", "tf_keras", "shims", "absl"))
+
+
+def _made_by_program():
+    """Whether the code that made a variable is the program's (not TensorFlow's machinery
+    in between, not Keras', shims' or absl's)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if os.sep.join(("", "tensorflow", "python", "training", "")) in filename:
+            return False  # a TF1 optimizer's slot (read at exit by its TF1 name)
+        if not filename.startswith("<") and os.sep + "tensorflow" + os.sep not in filename:
+            return not any(part in filename for part in _LIBRARIES)
+        frame = frame.f_back
+    return False
+
+
+def _tf1_unique(name):
+    used = _NATIVE["names"]
+    key = name.lower()
+    count = used.get(key, 0)
+    used[key] = count + 1
+    if count == 0:
+        return name
+    while "%s_%d" % (key, count) in used:
+        count += 1
+    used["%s_%d" % (key, count)] = 1
+    return "%s_%d" % (name, count)
+
+
+def _native_creator(next_creator, **kwargs):
+    variable = next_creator(**kwargs)
+    # a Session's graph (graph mode) has its own watch (_patch_sessions)
+    if not _NATIVE["tf"].executing_eagerly() or not _made_by_program():
+        return variable
+    name = _tf1_unique((kwargs.get("name") or "Variable").split(":")[0])
+    graph = _NATIVE["graph"]
+    if not any(g is graph for g in state["order"]):
+        state["order"].append(graph)
+    _NATIVE["variables"].append((name, variable, graph))
+    if cfg["init_action"] == "load":
+        n = _initialized(graph)
+        if n is None:
+            state["graphs"].append(graph)
+            n = len(state["graphs"]) - 1
+        _load(n, [(name, variable)], lambda v, value: v.assign(value))
+    return variable
+
+
+def _patch_native(tf_module):
+    if str(getattr(tf_module, "__version__", "1.")).startswith("1.") or cfg["mode"] == "compat":
+        return
+    # entered for the program's lifetime (kept: a collected generator would leave the scope)
+    _NATIVE["tf"] = tf_module
+    _NATIVE["scope"] = tf_module.variable_creator_scope(_native_creator)
+    _NATIVE["scope"].__enter__()
+    reset = tf_module.compat.v1.reset_default_graph
+
+    def reset_default_graph():  # a new TF1 graph: the variables made next are its own
+        _NATIVE["graph"], _NATIVE["names"] = object(), {}
+        return reset()
+
+    tf_module.compat.v1.reset_default_graph = reset_default_graph
+    function_class = type(tf_module.function(lambda: None))
+    function_class.__call__ = _timed(function_class.__call__)
+
+
+# Keras optimizers of a native program, their state by TF1's slot names (the TF1 run's
+# final variables list them): Adam's m and v are <variable>/Adam and /Adam_1, beta1_power is
+# beta1 ** (steps + 1); Momentum's accumulator is -velocity / learning rate.
+_SLOTS = {"Adam": (("_momentums", "Adam", 1.0), ("_velocities", "Adam_1", 1.0)),
+          "Adagrad": (("_accumulators", "Adagrad", 1.0),),
+          "SGD": (("momentums", "Momentum", None),)}
+
+
+def _tf1_optimizer_state(named, objects):
+    """tf.compat.v1.train optimizers applied in the program's steps: their slots by TF1's
+    names (<variable>/<slot> as TF1 named it; in eager the primary's own name was
+    ``Variable`` whatever TF1 called it) and beta1_power-like values."""
+    base = _NATIVE["tf"].compat.v1.train.Optimizer
+    out = {}
+    for optimizer in [o for o in objects if isinstance(o, base)]:
+        for slot_name in optimizer.get_slot_names():
+            suffix = None  # as the first variable's slot is named (eager names of later ones repeat)
+            for name, primary, _ in _NATIVE["variables"]:
+                try:
+                    variable = optimizer.get_slot(primary, slot_name)
+                except Exception:
+                    variable = None
+                if variable is None:
+                    continue
+                if suffix is None:
+                    own, prefix = variable.name.split(":")[0], primary.name.split(":")[0] + "/"
+                    suffix = own[len(prefix):] if own.startswith(prefix) else slot_name
+                out["%s/%s" % (name, suffix)] = np.asarray(variable.numpy())
+        for variable in getattr(optimizer, "_non_slot_dict", {}).values():
+            out[variable.name.split(":")[0]] = np.asarray(variable.numpy())
+    return out
+
+
+def _native_optimizer_state():
+    if not _NATIVE["variables"]:
+        return {}
+    import gc
+    named = dict((id(v), n) for n, v, _ in _NATIVE["variables"])
+    objects = gc.get_objects()
+    out = _tf1_optimizer_state(named, objects)
+    keras = sys.modules.get("keras")
+    if keras is None:
+        return out
+    base = keras.optimizers.Optimizer
+    for optimizer in [o for o in objects if isinstance(o, base)]:
+        kind = type(optimizer).__name__
+        tracked = list(getattr(optimizer, "_trainable_variables", []))
+        for attr, slot, scale in _SLOTS.get(kind, ()):
+            for variable, value in zip(tracked, getattr(optimizer, attr, None) or []):
+                name = named.get(id(getattr(variable, "value", variable))) or named.get(id(variable))
+                if name is None:
+                    continue
+                array = np.asarray(value.numpy())
+                if scale is None:  # Momentum: TF1 keeps the sum of gradients, Keras -lr times it
+                    array = -array / float(np.asarray(optimizer.learning_rate))
+                out["%s/%s" % (name, slot)] = array
+        if kind == "Adam" and tracked:
+            steps = int(np.asarray(optimizer.iterations))
+            out["beta1_power"] = np.float32(optimizer.beta_1 ** (steps + 1))
+            out["beta2_power"] = np.float32(optimizer.beta_2 ** (steps + 1))
+    return out
 
 
 class _AfterImport(object):
@@ -339,6 +476,7 @@ if cfg["mode"] == "compat":  # TF 2.x pretending to be TF1: the old default of v
 else:
     def _after_tensorflow(tf_module):
         _patch_sessions(tf_module)
+        _patch_native(tf_module)
         _same_randomness()
 
     sys.meta_path.insert(0, _AfterImport({"tensorflow": _after_tensorflow,
@@ -359,6 +497,23 @@ def _finish():
         except Exception:
             pass  # the values read so far count
         _merge_final(program, values)
+    if _NATIVE["variables"]:
+        graphs = []
+        for name, variable, graph in _NATIVE["variables"]:
+            if not any(g is graph for g, _ in graphs):
+                graphs.append((graph, {}))
+            try:
+                array = _numeric(variable.numpy())
+            except Exception:
+                continue
+            if array is not None:
+                next(v for g, v in graphs if g is graph)[name] = array
+        try:
+            graphs[-1][1].update(_native_optimizer_state())
+        except Exception:
+            pass  # the variables count without the optimizer's state
+        for graph, values in graphs:
+            _merge_final(graph, values)
     np.savez(cfg["final"], **{name: array for name, (_, array) in state["final"].items()})
     if state["tf_version"] is None and "tensorflow" in sys.modules:
         state["tf_version"] = getattr(sys.modules["tensorflow"], "__version__", None)

@@ -120,8 +120,11 @@ def _notes(report: dict, console) -> None:
     if report["timing"].get("hint"):
         console.print("speed: " + report["timing"]["hint"], markup=False)
     side = f"TensorFlow {tf1['tensorflow']} (Python {tf1['python']})"
+    onednn = "" if new.get("onednn") is None else (
+        ", oneDNN on (TF_ENABLE_ONEDNN_OPTS)" if new["onednn"] else
+        ", oneDNN off, as TF 1.15 had none; TF_ENABLE_ONEDNN_OPTS=1 turns it on")
     console.print(f"TF1 run: {side}; migrated run: TensorFlow {new['tensorflow']} "
-                  f"(Python {new['python']})")
+                  f"(Python {new['python']}{onednn})")
     if not tf1["real"]:
         console.print("note: the legacy side ran on TF 2's compat.v1 graph mode, which is not TF1 "
                       "(tf.contrib, tf.estimator and tensorflow.examples are missing there); "

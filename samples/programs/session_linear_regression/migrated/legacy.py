@@ -1,6 +1,5 @@
 """The first TF1 tutorial: linear regression on noisy points, placeholders fed from numpy,
 a module-level `with tf.Session() as sess:` loop, and the fitted weights fetched at the end."""
-import shims
 import sys
 
 import numpy as np
@@ -9,23 +8,34 @@ import tensorflow as tf
 rng = np.random.RandomState(1)
 train_X = rng.uniform(-1, 1, size=(64, 1)).astype("float32")
 train_Y = (3.0 * train_X - 0.5 + 0.1 * rng.randn(64, 1)).astype("float32")
+W = tf.Variable(tf.zeros([1, 1]), name="weight")
+b = tf.Variable(tf.zeros([1]), name="bias")
+optimizer = tf.keras.optimizers.SGD(learning_rate=0.5)
 
 
-def build_graph(X, Y):
-    W = tf.Variable(tf.zeros([1, 1]), name="weight")
-    b = tf.Variable(tf.zeros([1]), name="bias")
+@tf.function
+def train_step(X, Y):
+    with tf.GradientTape() as tape:
+        pred = tf.add(tf.matmul(X, W), b)
+        cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
+    variables = [W, b]
+    gradients = tape.gradient(cost, variables)
+    optimizer.apply_gradients(zip(gradients, variables))
+    return cost
+
+
+@tf.function
+def compute_cost(X, Y):
     pred = tf.add(tf.matmul(X, W), b)
     cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
-    optimizer = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(cost)
-    return {"optimizer": optimizer, "cost": cost, "W": W, "b": b}
+    return cost
 
 
-program = shims.GraphProgram(build_graph, X=tf.TensorSpec([None, 1], tf.float32), Y=tf.TensorSpec([None, 1], tf.float32))
 costs = []
 for epoch in range(25):
     start = (epoch * 16) % 64
-    _, c = program.run(["optimizer", "cost"], X=train_X[start:start + 16], Y=train_Y[start:start + 16])
+    c = train_step(train_X[start:start + 16], train_Y[start:start + 16]).numpy()
     costs.append(c)
-training_cost = program.run("cost", X=train_X, Y=train_Y)
+training_cost = compute_cost(train_X, train_Y).numpy()
 print("COSTS", " ".join("%.6f" % c for c in costs))
-print("FINAL", "%.6f" % training_cost, "%.6f" % program.run("W")[0, 0], "%.6f" % program.run("b")[0])
+print("FINAL", "%.6f" % training_cost, "%.6f" % W.numpy()[0, 0], "%.6f" % b.numpy()[0])

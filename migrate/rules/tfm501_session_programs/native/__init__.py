@@ -1,0 +1,28 @@
+"""The native form of a Session program: TF2 as its developers write it.
+
+``read`` (pure) turns a planned program into the program model (``model``) or a
+``Blocker``; ``emit`` writes the model: the variables made once where they were, each kind
+of run a ``@tf.function`` step (``tf.GradientTape`` + ``apply_gradients`` where it trains),
+the runs calls of the steps. A program the native form does not cover converts through
+``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
+"""
+from .emit import emit
+from .model import Blocker, NativeProgram
+from .read import read
+
+__all__ = ["Blocker", "NativeProgram", "emit", "read", "summary"]
+
+
+def summary(program: NativeProgram) -> str:
+    """The finding's message: what the program became, and every TF1 optimizer kept."""
+    parts = ["Session program converted to native TF2: its variables are made once, each kind of "
+             f"run is a tf.function step ({len(program.steps)})"]
+    for optimizer in program.optimizers:
+        short = optimizer.tf1_name.rsplit(".", 1)[-1]
+        if optimizer.keras is not None:
+            parts.append(f"{short} -> tf.keras.optimizers.{optimizer.keras.split('(')[0]} "
+                         "(the same updates), in a tf.GradientTape step")
+        else:
+            parts.append(f"tf.compat.v1.train.{short} kept, applied in a tf.GradientTape step: "
+                         f"{optimizer.why_kept}")
+    return "; ".join(parts)

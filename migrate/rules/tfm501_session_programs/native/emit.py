@@ -1,0 +1,225 @@
+"""Writes a :class:`~.model.NativeProgram` as TF2 code.
+
+The state stays where it was; placeholders, initializers and the graph's computations go;
+each optimizer is made where the TF1 one was (the Keras optimizer proven equal, else the
+TF1 one); before the session, one ``@tf.function`` step per kind of run: the computations
+it needs, under a ``tf.GradientTape`` where it trains, then ``apply_gradients`` over the
+variables minimize trained; the session's block follows, its runs calling the steps (their
+results as numpy, as ``sess.run`` gave them).
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, fresh_name, nodes_of
+from migrate.codemod.rule import Finding
+
+from ..convert import _as_moved
+from ..syntax import _ids, _value
+from . import optimizers
+from .model import NativeProgram, Optimizer, Run, Step
+from .read import _fetch_items, _run_parts
+
+
+def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: NativeProgram,
+         statement_of: Callable, at_module: bool) -> None:
+    """The edits that write ``program`` natively, on ``finding`` (the rule's, at the session)."""
+    anchor = stmts[session_at]
+    tf = code(ctx.tf(finding, ""))
+    names = {id(step): fresh_name(ctx, step.name) for step in program.steps}
+    made = {id(o.stmt): _optimizer_name(ctx, o, program) for o in program.optimizers}
+    captured: Dict[int, cst.BaseExpression] = {}  # id(fetched expression) -> as the fixes left it
+    for optimizer in program.optimizers:
+        finding.replace(optimizer.stmt.body[0], _optimizer_maker(optimizer, made[id(optimizer.stmt)], tf))
+        at = next((i for i, s in enumerate(stmts) if s is optimizer.stmt), None)
+        if at_module and at and isinstance(stmts[at - 1], (cst.FunctionDef, cst.ClassDef)):
+            finding.replace(optimizer.stmt, lambda updated: updated.with_changes(
+                leading_lines=_blank_lines(updated.leading_lines)))
+    for stmt in program.seeds:
+        finding.replace(_value(stmt).func, cst.parse_expression(f"{tf}.random.set_seed"))
+    for stmt in program.dropped:
+        finding.remove(stmt)
+    for call in program.removals:
+        finding.remove(statement_of(call, stmts))
+    for call in program.evaluated:
+        finding.replace(call, lambda updated: _numpy(updated.args[0].value))
+    for run in program.runs:
+        if run.step is None:  # variables read where the run was: W.numpy()
+            finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
+            continue
+        caller = _caller(run, names[id(run.step)], session, captured)
+        assign = run.unpacked
+        if assign is not None:
+            finding.replace(assign, lambda updated, run=run, caller=caller: _unpacked(updated, run, caller))
+        else:
+            finding.replace(run.call, lambda updated, run=run, caller=caller: _result(run, caller(updated)))
+    local = {k: fresh_name(ctx, k) for k in ("tape", "variables", "gradients")}
+
+    def definitions() -> list:
+        return [_step(ctx, step, names[id(step)], tf, local, made, captured).with_changes(
+            leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
+
+    gone = {id(s) for s in program.dropped} | {id(statement_of(c, stmts)) for c in program.removals}
+    if isinstance(anchor, cst.With):
+        finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+            [*definitions(), *_after_definitions(list(updated.body.body), at_module)]))
+    else:
+        finding.insert_before(anchor, definitions)
+        finding.remove(anchor)
+        following = next((s for s in stmts[session_at + 1:] if id(s) not in gone), None)
+        if following is not None and at_module:
+            finding.replace(following, lambda updated: updated.with_changes(
+                leading_lines=_blank_lines(updated.leading_lines)))
+    moved = {id(c.stmt) for step in program.steps for c in step.computed}
+    dead = set()
+    for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
+                 *(r.call.func for r in program.runs),
+                 *(_value(s).func for s in program.seeds),
+                 *(o.call.func for o in program.optimizers if o.keras is not None),
+                 *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
+        dead |= _ids(node)
+    ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
+
+
+def _read_values(run: Run, updated: cst.Call, session: str) -> cst.BaseExpression:
+    """``sess.run(W)`` -> ``W.numpy()`` (a list of them for a list)."""
+    _, items, _ = _fetch_items(_run_parts(updated, session)[0])
+    values = [_numpy(item) for item in items]
+    if run.shape == "single":
+        return values[0]
+    elements = [cst.Element(v) for v in values]
+    return cst.List(elements) if run.shape == "list" else cst.Tuple(elements)
+
+
+def _blank_lines(lines) -> list:
+    """Two blank lines, then the comments of ``lines`` (a module-level statement after a
+    definition)."""
+    return [cst.EmptyLine(), cst.EmptyLine(), *(line for line in lines if line.comment is not None)]
+
+
+def _after_definitions(body: list, at_module: bool) -> list:
+    """The session block's statements after the steps: two blank lines above the first."""
+    if body and at_module:
+        body[0] = body[0].with_changes(leading_lines=_blank_lines(body[0].leading_lines))
+    return body
+
+
+def _optimizer_name(ctx, optimizer: Optimizer, program: NativeProgram) -> str:
+    stmt = optimizer.stmt.body[0]
+    target = stmt.targets[0].target
+    inline = any(t.stmt is optimizer.stmt for s in program.steps if (t := s.training))
+    if not inline and isinstance(target, cst.Name):
+        return target.value
+    if isinstance(target, cst.Name) and "optim" in target.value.lower():
+        return target.value  # `optimizer = tf.train.AdamOptimizer(0.1).minimize(cost)`: its name
+    return fresh_name(ctx, "optimizer")
+
+
+def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):
+    """The TF1 optimizer's statement -> ``name = tf.keras.optimizers.X(...)`` (or the TF1
+    optimizer as the fixes left it, where no Keras one is equal)."""
+    def rewrite(updated: cst.Assign) -> cst.Assign:
+        call = updated.value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "minimize":
+            call = call.func.value
+        if optimizer.keras is not None:
+            keras, _ = optimizers.keras_form(optimizer.tf1_name, call, sparse=False)
+            call = cst.parse_expression(f"{tf}.keras.optimizers.{keras or optimizer.keras}")
+        return updated.with_changes(targets=[cst.AssignTarget(cst.Name(name))], value=call)
+    return rewrite
+
+
+def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpression]):
+    """updated run call -> the step's call, fed what the run fed (the fetched expressions
+    as the fixes left them go to ``captured``, for the step's body)."""
+    def call(updated: cst.Call) -> cst.Call:
+        fetched, feeds = _run_parts(updated, session)
+        _, items, _ = _fetch_items(fetched)
+        for original, now in zip(run.items, items):
+            captured.setdefault(id(original), now)
+        values = {}
+        if isinstance(feeds, cst.Dict):
+            values = {e.key.value: e.value for e in feeds.elements}
+        fed = [p for p, _ in run.feeds]
+        if fed == list(run.step.params):
+            args = [cst.Arg(values[p]) for p in run.step.params]
+        else:
+            args = [cst.Arg(values[p], keyword=cst.Name(p), equal=_EQUAL) for p in run.step.params]
+        return cst.Call(cst.Name(name), args)
+    return call
+
+
+_EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+
+
+def _numpy(expr: cst.BaseExpression) -> cst.Call:
+    """``expr.numpy()``, in parentheses where ``expr`` needs them."""
+    if not isinstance(expr, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) and not expr.lpar:
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(expr, cst.Name("numpy")))
+
+
+def _each_numpy(call: cst.Call, kind: str) -> cst.BaseExpression:
+    """``[value.numpy() for value in step(...)]`` (a list or tuple fetch, as sess.run gave it)."""
+    text = f"[value.numpy() for value in {code(call)}]"
+    return cst.parse_expression(text if kind == "list" else f"tuple({text})")
+
+
+def _result(run: Run, call: cst.Call) -> cst.BaseExpression:
+    """The step's call, its results as ``sess.run`` gave them (numpy; a train op's None)."""
+    count = run.trains.count(False)
+    if run.shape == "single":
+        return _numpy(call) if count else call
+    if run.shape == "dict":
+        values = _numpy(call) if count == 1 else None
+        if values is not None:
+            return cst.parse_expression(f"{{{run.keys[0]}: {code(values)}}}")
+        return cst.parse_expression(f"dict(zip([{', '.join(run.keys)}], {code(_each_numpy(call, 'list'))}))")
+    if not any(run.trains):
+        if count == 1:
+            element = cst.Element(_numpy(call))
+            return cst.List([element]) if run.shape == "list" else cst.Tuple([element])
+        return _each_numpy(call, run.shape)
+    if count == 1:  # `sess.run([train_op, loss])` read as a list: None where TF1 gave it
+        elements = [cst.Element(cst.Name("None") if t else _numpy(call)) for t in run.trains]
+        return cst.List(elements) if run.shape == "list" else cst.Tuple(elements)
+    return call  # a train op alone, as an expression statement (see read)
+
+
+def _unpacked(updated: cst.Assign, run: Run, caller) -> cst.BaseSmallStatement:
+    """``_, c = sess.run([train_op, loss], ...)`` -> ``c = train_step(...).numpy()``."""
+    call = caller(updated.value)
+    target = updated.targets[0].target
+    kept = [e for e, train in zip(target.elements, run.trains) if not train]
+    if not kept:
+        return cst.Expr(call)
+    if len(kept) == 1:
+        return updated.with_changes(targets=[cst.AssignTarget(kept[0].value)], value=_numpy(call))
+    elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in kept]
+    elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return updated.with_changes(targets=[cst.AssignTarget(target.with_changes(elements=elements))],
+                                value=_each_numpy(call, "list"))
+
+
+def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
+          captured: Dict[int, cst.BaseExpression]) -> cst.FunctionDef:
+    body = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
+            for s in _as_moved(ctx.facts, [c.stmt for c in step.computed])]
+    returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
+    training = step.training
+    if training is not None:
+        body = [cst.parse_statement(f"with {tf}.GradientTape() as {local['tape']}:\n    pass\n")
+                .with_changes(body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]))]
+        variables, tape, gradients = local["variables"], local["tape"], local["gradients"]
+        optimizer = made[id(training.optimizer.stmt)]
+        body += [cst.parse_statement(line) for line in (
+            f"{variables} = [{', '.join(training.variables)}]\n",
+            f"{gradients} = {tape}.gradient({training.loss}, {variables})\n",
+            f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
+            *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else []))]
+    if returned:
+        body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
+    func = cst.parse_statement(f"@{tf}.function\ndef {name}({', '.join(step.params)}):\n    pass\n")
+    return func.with_changes(body=func.body.with_changes(body=body))

@@ -1,0 +1,88 @@
+"""The program model of the native form: what a Session program is once read, immutable.
+
+``read`` turns a planned program (the statements around its session and the
+:class:`~..plan.Plan`) into a :class:`NativeProgram`, or into a :class:`Blocker` naming why
+the native form is not proven for it (the program then converts through
+``shims.GraphProgram``); ``emit`` writes a :class:`NativeProgram` as TF2 code. Nodes are the
+original ones; keys name graph values as the program does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple, Union
+
+import libcst as cst
+
+
+@dataclass(frozen=True)
+class Blocker:
+    """Why a program is not written natively (it converts through shims.GraphProgram)."""
+    reason: str
+
+
+@dataclass(frozen=True)
+class Optimizer:
+    """A TF1 optimizer and the TF2 one that replaces it where it is made."""
+    stmt: cst.SimpleStatementLine  # the statement that makes it (inline: the minimize statement)
+    call: cst.Call                 # the TF1 constructor call
+    tf1_name: str                  # "tf.train.AdamOptimizer"
+    keras: Optional[str]           # the Keras class proven equal, else None: the TF1 one is kept
+    why_kept: str                  # why the TF1 optimizer is kept (when ``keras`` is None)
+
+
+@dataclass(frozen=True)
+class Computed:
+    """A statement that computes graph values: it moves into the steps that need it."""
+    stmt: cst.SimpleStatementLine
+    binds: Tuple[str, ...]
+    reads: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Training:
+    """``train_op = optimizer.minimize(loss, var_list=..., global_step=...)``."""
+    key: str
+    stmt: cst.SimpleStatementLine
+    loss: str
+    optimizer: Optimizer
+    variables: Tuple[str, ...]        # what it trains: TF1's var_list, else every trainable variable
+    global_step: Optional[str]        # a state variable minimize increments
+
+
+#: a fetched item: a graph key, or an expression written in the run (``tf.argmax(logits, 1)``)
+Item = Union[str, cst.BaseExpression]
+
+
+@dataclass(frozen=True)
+class Step:
+    """A ``@tf.function`` step: what one kind of run computes."""
+    name: str
+    params: Tuple[str, ...]           # placeholders it is fed, in their order of creation
+    returns: Tuple[Item, ...]         # what it returns (train ops return nothing)
+    computed: Tuple[Computed, ...]    # the statements it needs, in the program's order
+    training: Optional[Training]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run of the session (``sess.run``, ``t.eval``, ``op.run``) and the step it calls."""
+    call: cst.Call
+    step: Optional[Step]              # None: it reads variables only (``sess.run(W)``: W.numpy())
+    shape: str                        # "single", "list", "tuple" or "dict" (the fetch as written)
+    items: Tuple[Item, ...]           # the fetch's items as written
+    keys: Tuple[Optional[str], ...]   # a dict fetch's keys (as code), else Nones
+    feeds: Tuple[Tuple[str, cst.BaseExpression], ...]  # placeholder -> the value fed
+    trains: Tuple[bool, ...]          # which items are train ops (the step returns the others)
+    unpacked: Optional[cst.Assign]    # ``_, c = sess.run([train_op, loss])``: the assignment
+
+
+@dataclass(frozen=True)
+class NativeProgram:
+    """A Session program as native TF2: state made once where it was, steps, runs."""
+    dropped: Tuple[cst.BaseStatement, ...]     # placeholders, initializers, moved graph code
+    seeds: Tuple[cst.SimpleStatementLine, ...]  # tf.set_random_seed(...): tf.random.set_seed
+    optimizers: Tuple[Optimizer, ...]
+    steps: Tuple[Step, ...]
+    runs: Tuple[Run, ...]
+    evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values
+    removals: Tuple[cst.Call, ...]              # initializer runs, close()

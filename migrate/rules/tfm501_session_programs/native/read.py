@@ -1,0 +1,516 @@
+"""Reads a planned Session program into the native program model, or names what blocks it.
+
+Pure: nodes in, a :class:`~.model.NativeProgram` or a :class:`~.model.Blocker` out. The
+native form is written only where its meaning is TF1's by construction:
+
+- the state (``tf.Variable`` assigned to a name, or to a dict/list literal of them) is made
+  once, where it was, and reads no graph value; functions of the graph make no variables
+  and read no graph value but their arguments;
+- every other graph statement binds names to values computed from the placeholders and the
+  state; it moves into each step that needs it (TF1 computes a fetch from what it depends
+  on, at each run, and nothing else);
+- a run's feeds are a dict literal keyed by placeholders; its fetches are graph names,
+  expressions, or a list/tuple/dict of them, with at most one train op
+  (``optimizer.minimize(loss)``), whose step computes the loss under a GradientTape and
+  applies the gradients of the variables minimize would train.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, nodes_of
+
+from ..plan import Plan
+from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
+from . import optimizers
+from .model import Blocker, Computed, Item, NativeProgram, Optimizer, Run, Step, Training
+
+CallName = Callable[[cst.BaseExpression], Optional[str]]
+SAFE_ROOTS = {"np", "numpy", "math"}
+
+VARIABLES = {"tf.Variable"}
+SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
+# graph code whose native form is not written here (state, collections, summaries, layers,
+# control flow over ops, assignments): a program using it converts through GraphProgram
+NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras.", "tf.estimator.",
+              "tf.data.", "tf.metrics.", "tf.get_variable", "tf.Variable", "tf.placeholder", "tf.assign",
+              "tf.global_variables", "tf.trainable_variables", "tf.local_variables", "tf.get_collection",
+              "tf.add_to_collection", "tf.control_dependencies", "tf.group", "tf.losses.get_",
+              "tf.get_default_graph", "tf.py_func", "tf.Print", "tf.variables_initializer",
+              "tf.make_template", "tf.nn.rnn_cell.", "tf.nn.dynamic_rnn", "tf.nn.static_rnn",
+              "tf.nn.bidirectional_dynamic_rnn", "tf.while_loop", "tf.no_op", "tf.identity",
+              "tf.Session", "tf.InteractiveSession", "tf.get_local_variable", "tf.variable_scope",
+              "tf.name_scope", "tf.device", "tf.random.set_seed", "tf.set_random_seed")
+PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's field
+    ("savers", "a tf.train.Saver (its native form, tf.train.Checkpoint, is not written yet)"),
+    ("saves", "a tf.train.Saver (its native form, tf.train.Checkpoint, is not written yet)"),
+    ("writers", "a summary writer (tf.summary v2 is not written yet)"),
+    ("session_graphs", "the session's graph is used"),
+    ("assigns", "a variable assigned by a run"),
+    ("passed", "the session is passed to a function"),
+    ("queue_runners", "queue runners"),
+    ("collections", "a collection of variables read past the graph"),
+    ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
+    ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
+    ("program_of", "the session is run by a function"), ("reopened", "a second session"),
+    ("repeated", "graph code written twice"), ("scoped", "placeholders inside a scope"),
+    ("makers", "placeholders made by a function"), ("switches", "a graph-mode switch"),
+    ("graph_savers", "a tf.train.Saver"), ("eager_runs", ""),
+)
+
+
+def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
+         call_name: CallName, module: cst.Module) -> Union[NativeProgram, Blocker]:
+    """The program as native TF2, or why not."""
+    for owned, why in ((plan.self_name, "a class's program (its native form is not written yet)"),
+                       (plan.monitored or plan.scaffold is not None, "a monitored session"),
+                       (plan.supervisor is not None, "a tf.train.Supervisor"),
+                       (plan.workers is not None, "a program on a TF1 cluster"),
+                       (plan.session_first, "the session is made before the graph"),
+                       (plan.handed or plan.anchorless, "the session is handed in")):
+        if owned:
+            return Blocker(why)
+    for field, why in PLAN_BLOCKERS:
+        if why and getattr(plan, field):
+            return Blocker(why)
+    graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
+    reader = _Reader(plan, call_name, {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)},
+                     _imported(module))
+    for stmt in graph:
+        why = reader.statement(stmt)
+        if why:
+            return Blocker(why)
+    if reader.optimizers:
+        return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
+    runs: List[Run] = []
+    steps: Dict[tuple, Step] = {}
+    assigns, alone = _contexts(stmts[session_at:])
+    for call in plan.runs:
+        run = reader.run(call, steps, assigns.get(id(call)))
+        if isinstance(run, Blocker):
+            return run
+        if run.step is None and run.shape == "dict":
+            return Blocker("a dict of fetched variables")
+        if any(run.trains) and run.shape != "single" and run.unpacked is None and id(call) not in alone:
+            return Blocker("a list of fetches with a train op, read other than by unpacking it")
+        runs.append(run)
+    for call in plan.eager_runs:
+        fetched = call.args[0].value if call.args else None
+        if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
+            return Blocker("a run of TensorFlow on Python values with several fetches")
+    return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
+                         optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
+                         steps=tuple(steps.values()), runs=tuple(runs),
+                         evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals))
+
+
+def _imported(module: cst.Module) -> Set[str]:
+    """The names the module's imports bind (a module of the project may make variables)."""
+    out: Set[str] = set()
+    for node in nodes_of(module, (cst.Import, cst.ImportFrom)):
+        if isinstance(node.names, cst.ImportStar):
+            continue
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname else alias.name
+            out.add(code(bound).split(".")[0])
+    return out
+
+
+def _names_read(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The names a statement or expression reads (attribute names, keywords and the
+    assigned names aside)."""
+    skip: Set[int] = set()
+    for found in nodes_of(node, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Param,
+                                 cst.CompFor, cst.DictElement)):
+        if isinstance(found, cst.Attribute):
+            skip.add(id(found.attr))
+        elif isinstance(found, cst.Arg) and found.keyword is not None:
+            skip.add(id(found.keyword))
+        elif isinstance(found, cst.AssignTarget):
+            skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
+    return tuple(dict.fromkeys(n.value for n in nodes_of(node, (cst.Name,)) if id(n) not in skip))
+
+
+def _binds(stmt) -> Optional[Tuple[str, ...]]:
+    """The names ``a = ...`` / ``a, b = ...`` binds, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
+            or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1:
+        return None
+    target = stmt.body[0].targets[0].target
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+            isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(e.value.value for e in target.elements)
+    return None
+
+
+class _Reader:
+    """Classifies graph statements, then reads each run into its step."""
+
+    def __init__(self, plan: Plan, call_name: CallName, functions: Dict[str, cst.FunctionDef],
+                 imported: Set[str]) -> None:
+        self.plan, self.call_name, self.module_functions = plan, call_name, functions
+        self.vetted: Dict[str, Optional[str]] = {}
+        self.imported = imported
+        self.placeholders: List[str] = []
+        self.state: Dict[str, Tuple[Tuple[str, bool], ...]] = {}  # key -> (variable, trainable)
+        self.variables: List[Tuple[str, bool]] = []  # every variable, in creation order
+        self.computed: Dict[str, Computed] = {}
+        self.order: List[Computed] = []
+        self.functions: Set[str] = set()
+        self.optimizers: Dict[str, Optimizer] = {}
+        self.trainings: Dict[str, Training] = {}
+        self.dropped: List[cst.BaseStatement] = []
+        self.seeds: List[cst.SimpleStatementLine] = []
+
+    def calls(self, node) -> List[str]:
+        return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
+
+    def forbidden(self, node) -> Optional[str]:
+        """A call under ``node`` the native form does not write (or cannot read), else None."""
+        for call in nodes_of(node, (cst.Call,)):
+            name = self.call_name(call)
+            if name and name.startswith("tf."):
+                if name.startswith(NOT_NATIVE) and name not in VARIABLES | GRAPH_SEEDS:
+                    return name
+                continue
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value in (
+                    "assign", "assign_add", "assign_sub", "minimize", "compute_gradients",
+                    "apply_gradients", "eval", "run"):
+                return f".{call.func.attr.value}()"
+            why = self.unread_call(call)
+            if why:
+                return why
+        return None
+
+    def unread_call(self, call: cst.Call) -> Optional[str]:
+        """Why a call that is not TensorFlow's cannot be proven free of graph state (it may
+        make variables or layers), else None: Python's builtins, numpy and math are; a
+        function of this module is when its own code is."""
+        func = call.func
+        root = func
+        while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
+            root = root.value if not isinstance(root, cst.Call) else root.func
+        if isinstance(func, cst.Name) and func.value in self.module_functions:
+            name = func.value
+            if name not in self.vetted:
+                self.vetted[name] = None  # recursion: assumed fine while read
+                body = self.module_functions[name].body
+                self.vetted[name] = self.forbidden(body)
+            why = self.vetted[name]
+            return f"{name}() uses {why}" if why else None
+        if isinstance(root, cst.Name) and (root.value in SAFE_ROOTS or (
+                isinstance(func, cst.Name) and func.value in dir(builtins))):
+            return None
+        if isinstance(func, cst.Attribute) and not (isinstance(root, cst.Name) and root.value in self.imported):
+            return None  # a method of a value (``logits.get_shape()``), not a module's function
+        return f"{code(func)}(), whose code is not read here"
+
+    # -- graph statements ------------------------------------------------------------------
+    def statement(self, stmt) -> Optional[str]:
+        """Reads one graph statement; why the native form is not written for it, else None."""
+        plan = self.plan
+        if isinstance(stmt, cst.FunctionDef):
+            return self.function(stmt)
+        value = _value(stmt)
+        if self.call_name(value) in GRAPH_SEEDS:
+            self.seeds.append(stmt)
+            return None
+        binds = _binds(stmt)
+        if binds is None:
+            return f"the graph statement {code(stmt).strip()[:60]!r} binds no plain names"
+        if any(b in self.state or b in self.computed or b in self.placeholders for b in binds):
+            return f"the graph name {binds[0]!r} is bound twice"
+        name = self.call_name(value)
+        if len(binds) == 1 and binds[0] in plan.placeholders:
+            if name != "tf.placeholder":
+                return f"{binds[0]!r} is a {name} (a placeholder with a default)"
+            self.placeholders.append(binds[0])
+            self.dropped.append(stmt)
+            return None
+        if len(binds) == 1 and (binds[0] in plan.inits or stmt in plan.late_inits or name in INITIALIZERS):
+            self.dropped.append(stmt)
+            return None
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
+                and value.func.attr.value == "minimize":
+            return self.training(stmt, binds, value)
+        if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
+            return self.optimizer(stmt, binds, value, name)
+        if VARIABLES & set(self.calls(value)):
+            return self.variable(stmt, binds, value)
+        why = self.forbidden(value)
+        if why:
+            return f"the graph uses {why}, which is not written natively yet"
+        computed = Computed(stmt, binds, _names_read(value))
+        for key in binds:
+            self.computed[key] = computed
+        self.order.append(computed)
+        self.dropped.append(stmt)
+        return None
+
+    def function(self, func: cst.FunctionDef) -> Optional[str]:
+        if func.name.value not in self.plan.graph_functions:
+            return f"the function {func.name.value}() of the graph"
+        why = self.forbidden(func.body)
+        if why:
+            return f"{func.name.value}() uses {why}, which is not written natively yet"
+        graph = set(self.placeholders) | set(self.computed)
+        read = [n for n in _names_read(func.body) if n in graph]
+        if read:
+            return f"{func.name.value}() reads the graph value {read[0]!r}"
+        self.functions.add(func.name.value)
+        return None
+
+    def variable(self, stmt, binds, value) -> Optional[str]:
+        """``w = tf.Variable(...)``, or a dict/list/tuple literal of them."""
+        if len(binds) != 1:
+            return "variables unpacked from one statement"
+        key = binds[0]
+        graph = set(self.placeholders) | set(self.computed)
+        read = [n for n in _names_read(value) if n in graph]
+        if read:
+            return f"the variable {key!r} is made from the graph value {read[0]!r}"
+        why = self.forbidden(value) if not self._is_variable(value) else None
+        if isinstance(value, cst.Dict):
+            items = [(f"{key}[{code(e.key)}]", e.value) for e in value.elements
+                     if isinstance(e, cst.DictElement)]
+        elif isinstance(value, (cst.List, cst.Tuple)):
+            items = [(f"{key}[{at}]", e.value) for at, e in enumerate(value.elements)]
+        else:
+            items = [(key, value)]
+        if why or len(items) != len(getattr(value, "elements", items)) or not all(
+                self._is_variable(v) for _, v in items):
+            return f"the state {key!r} is not a tf.Variable or a literal of them"
+        made = tuple((expr, _trainable(call)) for expr, call in items)
+        self.state[key] = made
+        self.variables.extend(made)
+        return None
+
+    def _is_variable(self, value) -> bool:
+        if not (isinstance(value, cst.Call) and self.call_name(value) in VARIABLES):
+            return False
+        return not any(self.forbidden(a.value) for a in value.args)
+
+    def optimizer(self, stmt, binds, call, name) -> Optional[str]:
+        if len(binds) != 1:
+            return "optimizers unpacked from one statement"
+        graph = set(self.placeholders) | set(self.computed) | set(self.state)
+        read = [n for n in _names_read(call) if n in graph]
+        if read:
+            return f"the optimizer's arguments read the graph value {read[0]!r}"
+        self.optimizers[binds[0]] = Optimizer(stmt, call, name, None, "")
+        return None
+
+    def training(self, stmt, binds, call) -> Optional[str]:
+        """``train_op = <optimizer>.minimize(loss, ...)``."""
+        if len(binds) != 1:
+            return "a train op unpacked"
+        made = call.func.value
+        if isinstance(made, cst.Name) and made.value in self.optimizers:
+            optimizer = self.optimizers.pop(made.value)
+            users = [t for t in self.trainings.values() if t.optimizer.stmt is optimizer.stmt]
+            if users:
+                return f"the optimizer {made.value!r} minimizes two losses"
+        elif isinstance(made, cst.Call) and (self.call_name(made) or "").startswith("tf.train.") \
+                and (self.call_name(made) or "").endswith("Optimizer"):
+            why = self.optimizer(stmt, ("_",), made, self.call_name(made))
+            if why:
+                return why
+            optimizer = self.optimizers.pop("_")
+        else:
+            return "minimize() of something other than a TF1 optimizer made here"
+        args = optimizers.arguments(call, ("loss", "global_step", "var_list", "gate_gradients",
+                                           "aggregation_method", "colocate_gradients_with_ops",
+                                           "name", "grad_loss"))
+        if args is None or not isinstance(args.get("loss"), cst.Name) \
+                or args["loss"].value not in self.computed:
+            return "minimize() of something other than a graph name"
+        extra = set(args) - {"loss", "global_step", "var_list", "name", "colocate_gradients_with_ops"}
+        if extra:
+            return f"minimize()'s {sorted(extra)[0]}"
+        step = args.get("global_step")
+        if step is not None and not (isinstance(step, cst.Name) and step.value in self.state
+                                     and len(self.state[step.value]) == 1):
+            return "a global step that is not a variable made here"
+        if "var_list" in args:
+            variables = self.var_list(args["var_list"])
+            if variables is None:
+                return "a var_list that is not a list of the variables made here"
+        else:
+            variables = tuple(expr for expr, trainable in self.variables if trainable)
+        loss = args["loss"].value
+        sparse = bool(SPARSE_OPS & set(self.calls_of_slice({loss})))
+        keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
+        optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
+        self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
+                                            step.value if step is not None else None)
+        if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
+            self.dropped.append(stmt)
+        return None
+
+    def var_list(self, expr) -> Optional[Tuple[str, ...]]:
+        if isinstance(expr, (cst.List, cst.Tuple)):
+            out = []
+            for element in expr.elements:
+                text = code(element.value)
+                if text not in {e for e, _ in self.variables}:
+                    return None
+                out.append(text)
+            return tuple(out)
+        return None
+
+    def slice(self, names) -> List[Computed]:
+        """The computed statements ``names`` need, in the program's order."""
+        todo, needed = list(names), set()
+        while todo:
+            name = todo.pop()
+            made = self.computed.get(name)
+            if made is None or id(made) in needed:
+                continue
+            needed.add(id(made))
+            todo.extend(made.reads)
+        return [c for c in self.order if id(c) in needed]
+
+    def calls_of_slice(self, names) -> List[str]:
+        out: List[str] = []
+        for made in self.slice(names):
+            out += self.calls(made.stmt)
+        return out
+
+    # -- runs --------------------------------------------------------------------------------
+    def run(self, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[Run, Blocker]:
+        """``sess.run(fetches, feed_dict)``, ``t.eval(feed_dict)`` or ``op.run(feed_dict)``."""
+        parts = _run_parts(call, self.plan.session)
+        if isinstance(parts, str):
+            return Blocker(parts)
+        fetched, feeds = parts
+        shape, items, keys = _fetch_items(fetched)
+        trains = tuple(isinstance(i, cst.Name) and i.value in self.trainings for i in items)
+        if sum(trains) > 1:
+            return Blocker("a run of two train ops")
+        if any(trains) and shape == "dict":
+            return Blocker("a dict of fetches with a train op")
+        if assign is not None and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+                                       and len(assign.targets[0].target.elements) == len(items)
+                                       and all(_ignored(e.value) for e, t in
+                                               zip(assign.targets[0].target.elements, trains) if t)):
+            assign = None
+        fed: List[Tuple[str, cst.BaseExpression]] = []
+        if feeds is not None:
+            if not isinstance(feeds, cst.Dict):
+                return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
+            for element in feeds.elements:
+                if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name)
+                        and element.key.value in self.placeholders):
+                    return Blocker("a feed of something other than a placeholder")
+                fed.append((element.key.value, element.value))
+        returns: List[Item] = []
+        reads: List[str] = []
+        training = None
+        for item, train in zip(items, trains):
+            if train:
+                training = self.trainings[item.value]
+                reads.append(training.loss)
+                continue
+            if isinstance(item, cst.Name):
+                if item.value not in self.computed and item.value not in self.state:
+                    return Blocker(f"a fetch of {item.value!r}, which the native form cannot compute")
+                if item.value in self.state and len(self.state[item.value]) != 1:
+                    return Blocker(f"a fetch of the state {item.value!r}")
+                returns.append(item.value)
+                reads.append(item.value)
+            else:
+                why = self.forbidden(item)
+                if why:
+                    return Blocker(f"a fetched expression uses {why}")
+                returns.append(item)
+                reads.extend(_names_read(item))
+        made = {expr for expr, _ in self.variables}
+        if training is None and items and all(
+                isinstance(i, cst.Name) and i.value in self.state or code(i) in made for i in items):
+            return Run(call, None, shape, items, keys, (), trains, None)  # read where it stands
+        computed = self.slice(reads)
+        needed = {n for c in computed for n in c.reads} | set(reads)
+        params = tuple(p for p in self.placeholders if p in needed)
+        missing = [p for p in params if p not in dict(fed)]
+        if missing:
+            return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
+        signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
+                     training.key if training else None, params)
+        step = steps.get(signature)
+        if step is None:
+            step = steps[signature] = Step(_step_name(returns, training), params, tuple(returns),
+                                           tuple(computed), training)
+        return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
+                   assign if any(trains) and shape != "single" else None)
+
+
+def _ignored(target) -> bool:
+    """``_`` (or ``_x``): a name for a value nobody reads, as a train op's None is."""
+    return isinstance(target, cst.Name) and target.value.startswith("_")
+
+
+def _contexts(scope):
+    """{id(value): assignment} of ``a, b = <call>``, and the ids of calls that are a whole
+    expression statement."""
+    assigns, alone = {}, set()
+    for stmt in scope:
+        for assign in nodes_of(stmt, (cst.Assign,)):
+            if len(assign.targets) == 1:
+                assigns[id(assign.value)] = assign
+        for expr in nodes_of(stmt, (cst.Expr,)):
+            alone.add(id(expr.value))
+    return assigns, alone
+
+
+def _run_parts(call: cst.Call, session: str):
+    """(what is fetched, the feed dict or None), or why the run cannot be read."""
+    func = call.func
+    if not isinstance(func, cst.Attribute):
+        return "a run that is not a method call"
+    allowed = ("fetches", "feed_dict") if isinstance(func.value, cst.Name) and func.value.value == session \
+        and func.attr.value == "run" else ("feed_dict", "session")
+    args: Dict[str, cst.BaseExpression] = {}
+    for at, arg in enumerate(call.args):
+        name = arg.keyword.value if arg.keyword else (allowed[at] if at < len(allowed) and not arg.star else None)
+        if name is None or name not in allowed or name in args:
+            return f"a run with {code(arg)[:40]!r}"
+        args[name] = arg.value
+    if allowed[0] == "fetches":
+        if "fetches" not in args:
+            return "a run without fetches"
+        return args["fetches"], args.get("feed_dict")
+    return func.value, args.get("feed_dict")  # t.eval(...) / op.run(...)
+
+
+def _fetch_items(fetched):
+    if isinstance(fetched, (cst.List, cst.Tuple)):
+        return ("list" if isinstance(fetched, cst.List) else "tuple",
+                tuple(e.value for e in fetched.elements), tuple(None for _ in fetched.elements))
+    if isinstance(fetched, cst.Dict) and all(isinstance(e, cst.DictElement) for e in fetched.elements):
+        return "dict", tuple(e.value for e in fetched.elements), tuple(code(e.key) for e in fetched.elements)
+    return "single", (fetched,), (None,)
+
+
+def _step_name(returns, training) -> str:
+    if training is not None:
+        return "train_step"
+    names = [r for r in returns if isinstance(r, str)]
+    if names:
+        return "compute_" + "_".join(names[:2])
+    calls = [r for r in returns if isinstance(r, cst.Call) and isinstance(r.func, (cst.Name, cst.Attribute))]
+    if calls:
+        func = calls[0].func
+        return "compute_" + (func.value if isinstance(func, cst.Name) else func.attr.value)
+    return "compute"
+
+
+def _trainable(call: cst.Call) -> bool:
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == "trainable":
+            return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+    return True
