@@ -1,4 +1,5 @@
-"""TFM501: graph-then-Session programs -> eager TF2 (shims.GraphProgram).
+"""TFM501: graph-then-Session programs -> eager TF2 (native tf.function steps where proven,
+else shims.GraphProgram).
 
 The rule works in stages, one file each: ``detect`` finds programs (``sections`` cuts a
 block where it resets the default graph, and keeps the sections that stay), ``plan`` reads one
@@ -9,7 +10,9 @@ by and handed to the module's functions), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 cluster program on MultiWorkerMirroredStrategy or ParameterServerStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
-the names and node readers they share."""
+the names and node readers they share. ``native`` writes a planned program as TF2 code
+(its program model, a reader returning it or a blocker, an emitter); ``convert`` writes
+the programs it does not cover, and every program with ``--programs shims``."""
 from __future__ import annotations
 
 from typing import List, Set
@@ -37,12 +40,29 @@ class SessionPrograms(Detect, Sections, Handed, Evaluations, Objects, Names, Pla
     code = "TFM501"
     needle = needles.GRAPH_PROGRAM
     tf1_only = True
-    summary = "a graph driven by a Session: becomes eager TF2 steps (shims.GraphProgram)"
+    summary = "a graph driven by a Session: becomes eager TF2 (native tf.function steps where proven)"
     fixable = True
     explanation = """
 A TF1 program builds a graph (placeholders, variables, a train op) and drives it with
 `sess.run(fetches, feed_dict)`. In TF2 that crashes at the first placeholder. This rule
-converts the program, in a module or a function body, to eager TF2:
+converts the program, in a module or a function body, to eager TF2.
+
+Native TF2 (the default, where the form is proven): the variables (`tf.Variable`, dicts and
+lists of them) are made once, where they were; each kind of run becomes a `@tf.function`
+step whose parameters are the placeholders it is fed and whose body is the graph code its
+fetches need; a train op's step computes the loss under `tf.GradientTape` and applies the
+gradients of the variables `minimize` trained (`var_list`, `trainable=False` and
+`global_step` honoured) with the Keras optimizer measured equal to the TF1 one
+(GradientDescent -> `SGD`, Momentum -> `SGD(momentum=...)`, Adam -> `Adam(epsilon=1e-08)`,
+Adagrad, Adadelta; dense gradients), else with the TF1 optimizer itself, the finding saying
+why (RMSProp's accumulator starts at 1 in TF1, sparse gradients, ...). `sess.run(...)`
+becomes the step's call, its results `.numpy()` as `sess.run` gave them; `sess.run(W)` of
+a variable is `W.numpy()`. The graph code must be TensorFlow's or this module's own
+functions (read to the end): layers, summaries, savers, queues, collections, a class owning
+the session, and code of other modules keep the GraphProgram form below, and the finding
+names the first such thing. `--programs shims` writes every program that form.
+
+The GraphProgram form:
 
 - the graph-building statements move into a function whose parameters are the former
   placeholders (their dtype and shape become `tf.TensorSpec`s, a
@@ -128,18 +148,18 @@ with tf.Session() as sess:
     print(sess.run(loss, feed_dict={x: data}))
 """
     after = """
-import shims
 import tensorflow as tf
 
+w = tf.Variable(tf.zeros([3, 1]), name="w")
 
-def build_graph(x):
-    w = tf.Variable(tf.zeros([3, 1]), name="w")
+
+@tf.function
+def compute_loss(x):
     loss = tf.reduce_mean(tf.matmul(x, w))
-    return {"loss": loss}
+    return loss
 
 
-program = shims.GraphProgram(build_graph, x=tf.TensorSpec([None, 3], tf.float32))
-print(program.run("loss", x=data))
+print(compute_loss(data).numpy())
 """
 
     def __init__(self, ctx) -> None:

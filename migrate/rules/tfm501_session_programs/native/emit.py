@@ -72,6 +72,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         if following is not None and at_module:
             finding.replace(following, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
+    _keep_leading_lines(finding, stmts[:session_at], gone)
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     dead = set()
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
@@ -91,6 +92,21 @@ def _read_values(run: Run, updated: cst.Call, session: str) -> cst.BaseExpressio
         return values[0]
     elements = [cst.Element(v) for v in values]
     return cst.List(elements) if run.shape == "list" else cst.Tuple(elements)
+
+
+def _keep_leading_lines(finding: Finding, stmts, gone) -> None:
+    """The blank lines and comments above statements that go stay, above the next statement
+    that stays (when it has none of its own)."""
+    carry = None
+    for stmt in stmts:
+        if id(stmt) in gone:
+            if carry is None and stmt.leading_lines:
+                carry = list(stmt.leading_lines)
+            continue
+        if carry and not stmt.leading_lines:
+            finding.replace(stmt, lambda updated, lines=carry: updated.with_changes(leading_lines=lines)
+                            if not updated.leading_lines else updated)
+        carry = None
 
 
 def _blank_lines(lines) -> list:
