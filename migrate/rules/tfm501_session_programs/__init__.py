@@ -48,19 +48,24 @@ A TF1 program builds a graph (placeholders, variables, a train op) and drives it
 converts the program, in a module or a function body, to eager TF2.
 
 Native TF2 (the default, where the form is proven): the variables (`tf.Variable`, dicts and
-lists of them) are made once, where they were; each kind of run becomes a `@tf.function`
-step whose parameters are the placeholders it is fed and whose body is the graph code its
-fetches need; a train op's step computes the loss under `tf.GradientTape` and applies the
-gradients of the variables `minimize` trained (`var_list`, `trainable=False` and
-`global_step` honoured) with the Keras optimizer measured equal to the TF1 one
-(GradientDescent -> `SGD`, Momentum -> `SGD(momentum=...)`, Adam -> `Adam(epsilon=1e-08)`,
-Adagrad, Adadelta; dense gradients), else with the TF1 optimizer itself, the finding saying
-why (RMSProp's accumulator starts at 1 in TF1, sparse gradients, ...). `sess.run(...)`
-becomes the step's call, its results `.numpy()` as `sess.run` gave them; `sess.run(W)` of
-a variable is `W.numpy()`. The graph code must be TensorFlow's or this module's own
-functions (read to the end): layers, summaries, savers, queues, collections, a class owning
-the session, and code of other modules keep the GraphProgram form below, and the finding
-names the first such thing. `--programs shims` writes every program that form.
+lists of them, a module function returning one) are made once, where they were; each
+`tf.layers.dense` of the graph code becomes one `tf.keras.layers.Dense` made once with
+TF1's layer name (its variables keep TF1's names) and called where the call was; each kind
+of run becomes a `@tf.function` step whose parameters are the placeholders it is fed
+(their dtypes and shapes its `input_signature`, so values convert as TF1 converted a feed)
+and whose body is the graph code its fetches need; a train op's step computes the loss
+under `tf.GradientTape` and applies the gradients of the variables `minimize` trained
+(`var_list`, `trainable=False` and `global_step` honoured) with the Keras optimizer
+measured equal to the TF1 one (GradientDescent -> `SGD`, Momentum -> `SGD(momentum=...)`,
+Adam -> `Adam(epsilon=1e-08)`, Adagrad, Adadelta; dense gradients), else with the TF1
+optimizer itself, the finding saying why (RMSProp's accumulator starts at 1 in TF1, sparse
+gradients, ...). `sess.run(...)` becomes the step's call, its results `.numpy()` as
+`sess.run` gave them; `sess.run(W)` of a variable is `W.numpy()`. The graph code must be
+TensorFlow's or this module's own functions (read to the end): `get_variable` and scopes,
+other layers, summaries, savers, queues, collections, a class owning the session, code of
+other modules, and a session block rebinding a name the graph reads keep the GraphProgram
+form below, and the finding names the first such thing. `--programs shims` writes every
+program that form.
 
 The GraphProgram form:
 
@@ -153,7 +158,7 @@ import tensorflow as tf
 w = tf.Variable(tf.zeros([3, 1]), name="w")
 
 
-@tf.function
+@tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
 def compute_loss(x):
     loss = tf.reduce_mean(tf.matmul(x, w))
     return loss

@@ -338,12 +338,38 @@ def _tf1_unique(name):
     return "%s_%d" % (name, count)
 
 
+def _keras_layer_path(variable):
+    """TF1's name of the Keras layer variable being made (``hidden/kernel``: Keras 3's path,
+    tf_keras' scoped name), when a Keras layer of the program (not a GraphProgram's, which
+    has its own watch) makes it, else None."""
+    keras = sys.modules.get("keras")
+    frame, path, layer = sys._getframe(2), None, False
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if type(owner).__name__ == "GraphProgram":
+            return None
+        if keras is not None and path is None and isinstance(owner, keras.Variable):
+            path = owner.path
+        if owner is not None and type(owner).__module__.startswith(("keras", "tf_keras")) \
+                and any(c.__name__ == "Layer" for c in type(owner).__mro__):
+            layer = True
+        frame = frame.f_back
+    if not layer:
+        return None
+    return path or variable.name.split(":")[0]
+
+
 def _native_creator(next_creator, **kwargs):
     variable = next_creator(**kwargs)
-    # a Session's graph (graph mode) has its own watch (_patch_sessions)
-    if not _NATIVE["tf"].executing_eagerly() or not _made_by_program():
+    tf = _NATIVE["tf"]
+    # a Session's graph (graph mode) has its own watch (_patch_sessions); a step's trace
+    # (a FuncGraph) makes the Keras layers it calls first
+    if not tf.executing_eagerly() and not getattr(tf.compat.v1.get_default_graph(), "building_function", False):
         return variable
-    name = _tf1_unique((kwargs.get("name") or "Variable").split(":")[0])
+    path = _keras_layer_path(variable)
+    if path is None and not (tf.executing_eagerly() and _made_by_program()):
+        return variable
+    name = path or _tf1_unique((kwargs.get("name") or "Variable").split(":")[0])
     graph = _NATIVE["graph"]
     if not any(g is graph for g in state["order"]):
         state["order"].append(graph)
@@ -353,24 +379,34 @@ def _native_creator(next_creator, **kwargs):
         if n is None:
             state["graphs"].append(graph)
             n = len(state["graphs"]) - 1
-        _load(n, [(name, variable)], lambda v, value: v.assign(value))
+        with tf.init_scope():
+            _load(n, [(name, variable)], lambda v, value: v.assign(value))
     return variable
+
+
+def _watch_variables():
+    # entered for the program's lifetime (kept: a collected generator would leave the scope)
+    _NATIVE["scope"] = _NATIVE["tf"].variable_creator_scope(_native_creator)
+    _NATIVE["scope"].__enter__()
 
 
 def _patch_native(tf_module):
     if str(getattr(tf_module, "__version__", "1.")).startswith("1.") or cfg["mode"] == "compat":
         return
-    # entered for the program's lifetime (kept: a collected generator would leave the scope)
     _NATIVE["tf"] = tf_module
-    _NATIVE["scope"] = tf_module.variable_creator_scope(_native_creator)
-    _NATIVE["scope"].__enter__()
-    reset = tf_module.compat.v1.reset_default_graph
+    _watch_variables()
+    from tensorflow.python.framework import ops as ops_lib
+    reset = ops_lib.reset_default_graph
 
-    def reset_default_graph():  # a new TF1 graph: the variables made next are its own
+    def reset_default_graph():
+        """A new TF1 graph: the variables made next are its own (and the new default graph
+        gets the watch: a graph's creator scopes are its own)."""
         _NATIVE["graph"], _NATIVE["names"] = object(), {}
-        return reset()
+        out = reset()
+        _watch_variables()
+        return out
 
-    tf_module.compat.v1.reset_default_graph = reset_default_graph
+    ops_lib.reset_default_graph = tf_module.compat.v1.reset_default_graph = reset_default_graph
     function_class = type(tf_module.function(lambda: None))
     function_class.__call__ = _timed(function_class.__call__)
 

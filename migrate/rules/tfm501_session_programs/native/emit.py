@@ -16,10 +16,10 @@ import libcst as cst
 from migrate.codemod.cstutil import code, fresh_name, nodes_of
 from migrate.codemod.rule import Finding
 
-from ..convert import _as_moved
+from ..convert import Converter, _as_moved
 from ..syntax import _ids, _value
 from . import optimizers
-from .model import NativeProgram, Optimizer, Run, Step
+from .model import Layer, NativeProgram, Optimizer, Run, Step
 from .read import _fetch_items, _run_parts
 
 
@@ -29,6 +29,10 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     anchor = stmts[session_at]
     tf = code(ctx.tf(finding, ""))
     names = {id(step): fresh_name(ctx, step.name) for step in program.steps}
+    layers = {id(layer): fresh_name(ctx, f"{layer.name}_layer") for layer in program.layers}
+    made_layers: Dict[int, cst.Call] = {}  # id(layer) -> its call as the fixes left it
+    for layer in program.layers:
+        finding.replace(layer.call, _layer_call(layer, layers[id(layer)], made_layers))
     made = {id(o.stmt): _optimizer_name(ctx, o, program) for o in program.optimizers}
     captured: Dict[int, cst.BaseExpression] = {}  # id(fetched expression) -> as the fixes left it
     for optimizer in program.optimizers:
@@ -56,9 +60,13 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         else:
             finding.replace(run.call, lambda updated, run=run, caller=caller: _result(run, caller(updated)))
     local = {k: fresh_name(ctx, k) for k in ("tape", "variables", "gradients")}
+    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
 
     def definitions() -> list:
-        return [_step(ctx, step, names[id(step)], tf, local, made, captured).with_changes(
+        out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers]
+        if out and at_module:
+            out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
+        return out + [_step(ctx, step, names[id(step)], tf, local, made, captured, layers, specs).with_changes(
             leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
 
     gone = {id(s) for s in program.dropped} | {id(statement_of(c, stmts)) for c in program.removals}
@@ -74,7 +82,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                 leading_lines=_blank_lines(updated.leading_lines)))
     _keep_leading_lines(finding, stmts[:session_at], gone)
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
-    dead = set()
+    dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
                  *(r.call.func for r in program.runs),
                  *(_value(s).func for s in program.seeds),
@@ -145,6 +153,11 @@ def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):
             call = cst.parse_expression(f"{tf}.keras.optimizers.{keras or optimizer.keras}")
         return updated.with_changes(targets=[cst.AssignTarget(cst.Name(name))], value=call)
     return rewrite
+
+
+def _trained(variable, layers: Dict[int, str]) -> str:
+    """A variable's expression, or a layer's variables unpacked into the list."""
+    return variable if isinstance(variable, str) else f"*{layers[id(variable)]}.trainable_variables"
 
 
 def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpression]):
@@ -219,8 +232,35 @@ def _unpacked(updated: cst.Assign, run: Run, caller) -> cst.BaseSmallStatement:
                                 value=_each_numpy(call, "list"))
 
 
+def _layer_call(layer: Layer, obj: str, made_layers: Dict[int, cst.Call]):
+    """``tf.layers.dense(x, 8, ...)`` -> ``hidden_layer(x)`` (the call, as the fixes left it, is
+    kept for the layer's constructor)."""
+    def rewrite(updated: cst.Call) -> cst.Call:
+        made_layers[id(layer)] = updated
+        inputs = next(a for a in updated.args if a.keyword is None or a.keyword.value == "inputs")
+        return cst.Call(cst.Name(obj), [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+                                                            comma=cst.MaybeSentinel.DEFAULT)])
+    return rewrite
+
+
+def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: str):
+    """``hidden_layer = tf.keras.layers.Dense(8, ..., name="hidden")``: made once, TF1's layer
+    name given (its variables are TF1's hidden/kernel, hidden/bias)."""
+    call = made_layers.get(id(layer), layer.call)
+    args = [a for a in call.args if not (a.keyword is None and a is call.args[0])
+            and not (a.keyword is not None and a.keyword.value in ("inputs", "name"))]
+    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    args.append(cst.Arg(cst.SimpleString(f'"{layer.name}"'), keyword=cst.Name("name"), equal=_EQUAL))
+    return cst.SimpleStatementLine([cst.Assign(
+        [cst.AssignTarget(cst.Name(obj))],
+        cst.Call(cst.parse_expression(f"{tf}.keras.layers.{layer.keras}"), args))])
+
+
 def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
-          captured: Dict[int, cst.BaseExpression]) -> cst.FunctionDef:
+          captured: Dict[int, cst.BaseExpression], layers: Dict[int, str],
+          specs: Dict[str, str]) -> cst.FunctionDef:
+    """``@tf.function(input_signature=[...])`` (the placeholders' dtypes and shapes: values
+    are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes."""
     body = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
             for s in _as_moved(ctx.facts, [c.stmt for c in step.computed])]
     returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
@@ -231,11 +271,12 @@ def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict
         variables, tape, gradients = local["variables"], local["tape"], local["gradients"]
         optimizer = made[id(training.optimizer.stmt)]
         body += [cst.parse_statement(line) for line in (
-            f"{variables} = [{', '.join(training.variables)}]\n",
+            f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
             f"{gradients} = {tape}.gradient({training.loss}, {variables})\n",
             f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
             *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else []))]
     if returned:
         body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
-    func = cst.parse_statement(f"@{tf}.function\ndef {name}({', '.join(step.params)}):\n    pass\n")
+    signature = f"(input_signature=[{', '.join(specs[p] for p in step.params)}])" if step.params else ""
+    func = cst.parse_statement(f"@{tf}.function{signature}\ndef {name}({', '.join(step.params)}):\n    pass\n")
     return func.with_changes(body=func.body.with_changes(body=body))

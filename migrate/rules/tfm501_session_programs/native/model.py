@@ -31,6 +31,16 @@ class Optimizer:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """``tf.layers.dense(x, units, ...)`` in the graph code: one Keras layer made once (with
+    TF1's layer name, so its variables keep TF1's names), called where the call was."""
+    call: cst.Call
+    keras: str                     # "Dense"
+    name: str                      # TF1's layer name ("hidden", "dense_1")
+    named: bool                    # the TF1 call gave name= itself
+
+
+@dataclass(frozen=True)
 class Computed:
     """A statement that computes graph values: it moves into the steps that need it."""
     stmt: cst.SimpleStatementLine
@@ -45,7 +55,8 @@ class Training:
     stmt: cst.SimpleStatementLine
     loss: str
     optimizer: Optimizer
-    variables: Tuple[str, ...]        # what it trains: TF1's var_list, else every trainable variable
+    # what it trains: TF1's var_list, else every trainable variable (a layer: its variables)
+    variables: Tuple[Union[str, "Layer"], ...]
     global_step: Optional[str]        # a state variable minimize increments
 
 
@@ -81,7 +92,9 @@ class NativeProgram:
     """A Session program as native TF2: state made once where it was, steps, runs."""
     dropped: Tuple[cst.BaseStatement, ...]     # placeholders, initializers, moved graph code
     seeds: Tuple[cst.SimpleStatementLine, ...]  # tf.set_random_seed(...): tf.random.set_seed
+    placeholders: Tuple[Tuple[str, cst.Call], ...]  # the steps' parameters: TF1's dtype and shape
     optimizers: Tuple[Optimizer, ...]
+    layers: Tuple[Layer, ...]
     steps: Tuple[Step, ...]
     runs: Tuple[Run, ...]
     evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values

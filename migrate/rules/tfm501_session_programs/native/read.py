@@ -26,12 +26,20 @@ from migrate.codemod.cstutil import code, nodes_of
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
 from . import optimizers
-from .model import Blocker, Computed, Item, NativeProgram, Optimizer, Run, Step, Training
+from .model import Blocker, Computed, Item, Layer, NativeProgram, Optimizer, Run, Step, Training
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
 
 VARIABLES = {"tf.Variable"}
+# TF1's functional layers written as one Keras layer made once: TF1's parameters (after the
+# inputs) that the Keras layer takes under the same name, with the same meaning
+LAYERS = {"tf.layers.dense": ("Dense", ("inputs", "units", "activation", "use_bias", "kernel_initializer",
+                                         "bias_initializer", "kernel_regularizer", "bias_regularizer",
+                                         "activity_regularizer", "kernel_constraint", "bias_constraint",
+                                         "trainable", "name", "reuse"),
+                              {"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+                               "trainable"})}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 # graph code whose native form is not written here (state, collections, summaries, layers,
 # control flow over ops, assignments): a program using it converts through GraphProgram
@@ -85,6 +93,10 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
+    rebound = sorted(_bound(stmts[session_at:]) & (set(reader.state) | reader.functions
+                                                   | {layer.name + "_layer" for layer in reader.layers}))
+    if rebound:  # TF1's graph kept the object; a step would read the new value
+        return Blocker(f"the session's block rebinds {rebound[0]!r}, which the graph reads")
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
     assigns, alone = _contexts(stmts[session_at:])
@@ -102,7 +114,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
+                         placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
+                         layers=tuple(reader.layers),
                          steps=tuple(steps.values()), runs=tuple(runs),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals))
 
@@ -158,7 +172,8 @@ class _Reader:
         self.imported = imported
         self.placeholders: List[str] = []
         self.state: Dict[str, Tuple[Tuple[str, bool], ...]] = {}  # key -> (variable, trainable)
-        self.variables: List[Tuple[str, bool]] = []  # every variable, in creation order
+        # every variable (or a layer's), in creation order
+        self.variables: List[Tuple[Union[str, Layer], bool]] = []
         self.computed: Dict[str, Computed] = {}
         self.order: List[Computed] = []
         self.functions: Set[str] = set()
@@ -166,6 +181,8 @@ class _Reader:
         self.trainings: Dict[str, Training] = {}
         self.dropped: List[cst.BaseStatement] = []
         self.seeds: List[cst.SimpleStatementLine] = []
+        self.layers: List[Layer] = []
+        self.allowed: Set[int] = set()  # ids of the layer calls written as Keras layers
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -173,15 +190,17 @@ class _Reader:
     def forbidden(self, node) -> Optional[str]:
         """A call under ``node`` the native form does not write (or cannot read), else None."""
         for call in nodes_of(node, (cst.Call,)):
+            if id(call) in self.allowed:
+                continue
             name = self.call_name(call)
             if name and name.startswith("tf."):
-                if name.startswith(NOT_NATIVE) and name not in VARIABLES | GRAPH_SEEDS:
-                    return name
+                if name.startswith(NOT_NATIVE) and name not in GRAPH_SEEDS:
+                    return f"{name}, which is not written natively yet"
                 continue
             if isinstance(call.func, cst.Attribute) and call.func.attr.value in (
                     "assign", "assign_add", "assign_sub", "minimize", "compute_gradients",
                     "apply_gradients", "eval", "run"):
-                return f".{call.func.attr.value}()"
+                return f".{call.func.attr.value}(), which is not written natively yet"
             why = self.unread_call(call)
             if why:
                 return why
@@ -202,7 +221,7 @@ class _Reader:
                 body = self.module_functions[name].body
                 self.vetted[name] = self.forbidden(body)
             why = self.vetted[name]
-            return f"{name}() uses {why}" if why else None
+            return f"{name}(), which calls {why}" if why else None
         if isinstance(root, cst.Name) and (root.value in SAFE_ROOTS or (
                 isinstance(func, cst.Name) and func.value in dir(builtins))):
             return None
@@ -221,8 +240,11 @@ class _Reader:
             self.seeds.append(stmt)
             return None
         binds = _binds(stmt)
+        first = code(stmt).strip().splitlines()[0][:60]
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            return f"graph code in a block ({first!r})"
         if binds is None:
-            return f"the graph statement {code(stmt).strip()[:60]!r} binds no plain names"
+            return f"the graph statement {first!r}, which binds no plain names"
         if any(b in self.state or b in self.computed or b in self.placeholders for b in binds):
             return f"the graph name {binds[0]!r} is bound twice"
         name = self.call_name(value)
@@ -240,11 +262,14 @@ class _Reader:
             return self.training(stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
-        if VARIABLES & set(self.calls(value)):
+        if VARIABLES & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
+        why = self.layer_calls(value)
+        if why:
+            return why
         why = self.forbidden(value)
         if why:
-            return f"the graph uses {why}, which is not written natively yet"
+            return f"the graph uses {why}"
         computed = Computed(stmt, binds, _names_read(value))
         for key in binds:
             self.computed[key] = computed
@@ -252,12 +277,46 @@ class _Reader:
         self.dropped.append(stmt)
         return None
 
+    def layer_calls(self, value) -> Optional[str]:
+        """The functional layers of a graph statement, each one Keras layer made once; why
+        one cannot be, else None."""
+        for call in nodes_of(value, (cst.Call,)):
+            entry = LAYERS.get(self.call_name(call) or "")
+            if entry is None:
+                continue
+            keras, params, same = entry
+            args = optimizers.arguments(call, params)
+            if args is None or "inputs" not in args or "units" not in args:
+                return f"a {self.call_name(call)} call whose arguments cannot be read"
+            extra = sorted(set(args) - same - {"inputs", "name"})
+            if extra:
+                return f"{self.call_name(call)}'s {extra[0]}= (regularizers, constraints, reuse)"
+            given = args.get("name")
+            if given is not None and not isinstance(given, cst.SimpleString):
+                return f"a {self.call_name(call)} named by an expression"
+            taken = {layer.name for layer in self.layers}
+            if given is not None:
+                name = given.evaluated_value
+                if name in taken:
+                    return f"two layers named {name!r} (TF1 reused or renamed them)"
+            else:
+                base = keras.lower()
+                name = next(n for n in (base if k == 0 else f"{base}_{k}" for k in range(len(taken) + 1))
+                            if n not in taken)
+            layer = Layer(call, keras, name, given is not None)
+            self.layers.append(layer)
+            self.allowed.add(id(call))
+            trainable = args.get("trainable")
+            if not (isinstance(trainable, cst.Name) and trainable.value == "False"):
+                self.variables.append((layer, True))  # its trainable variables, once built
+        return None
+
     def function(self, func: cst.FunctionDef) -> Optional[str]:
         if func.name.value not in self.plan.graph_functions:
             return f"the function {func.name.value}() of the graph"
         why = self.forbidden(func.body)
         if why:
-            return f"{func.name.value}() uses {why}, which is not written natively yet"
+            return f"{func.name.value}() uses {why}"
         graph = set(self.placeholders) | set(self.computed)
         read = [n for n in _names_read(func.body) if n in graph]
         if read:
@@ -266,7 +325,8 @@ class _Reader:
         return None
 
     def variable(self, stmt, binds, value) -> Optional[str]:
-        """``w = tf.Variable(...)``, or a dict/list/tuple literal of them."""
+        """``w = tf.Variable(...)``, a dict/list/tuple literal of them, or ``w =
+        make_weight(...)`` of a module function returning one."""
         if len(binds) != 1:
             return "variables unpacked from one statement"
         key = binds[0]
@@ -274,7 +334,6 @@ class _Reader:
         read = [n for n in _names_read(value) if n in graph]
         if read:
             return f"the variable {key!r} is made from the graph value {read[0]!r}"
-        why = self.forbidden(value) if not self._is_variable(value) else None
         if isinstance(value, cst.Dict):
             items = [(f"{key}[{code(e.key)}]", e.value) for e in value.elements
                      if isinstance(e, cst.DictElement)]
@@ -282,13 +341,31 @@ class _Reader:
             items = [(f"{key}[{at}]", e.value) for at, e in enumerate(value.elements)]
         else:
             items = [(key, value)]
-        if why or len(items) != len(getattr(value, "elements", items)) or not all(
-                self._is_variable(v) for _, v in items):
+        if len(items) != len(getattr(value, "elements", items)) or not all(
+                self._is_variable(v) or self._made_by_helper(v) for _, v in items):
             return f"the state {key!r} is not a tf.Variable or a literal of them"
         made = tuple((expr, _trainable(call)) for expr, call in items)
         self.state[key] = made
         self.variables.extend(made)
         return None
+
+    def _made_by_helper(self, value) -> bool:
+        """``init_weights([4, 12])``: a module function whose every return is a
+        ``tf.Variable(...)`` and which does nothing else the native form cannot write."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value in self.module_functions) \
+                or any(self.forbidden(a.value) for a in value.args):
+            return False
+        func = self.module_functions[value.func.value]
+        returns = list(nodes_of(func.body, (cst.Return,)))
+        if not returns or not all(self._is_variable(r.value) for r in returns):
+            return False
+        made = {id(r.value) for r in returns}
+        self.allowed |= made
+        try:
+            return self.forbidden(func.body) is None
+        finally:
+            self.allowed -= made
 
     def _is_variable(self, value) -> bool:
         if not (isinstance(value, cst.Call) and self.call_name(value) in VARIABLES):
@@ -426,7 +503,7 @@ class _Reader:
             else:
                 why = self.forbidden(item)
                 if why:
-                    return Blocker(f"a fetched expression uses {why}")
+                    return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
                 returns.append(item)
                 reads.extend(_names_read(item))
         made = {expr for expr, _ in self.variables}
@@ -447,6 +524,21 @@ class _Reader:
                                            tuple(computed), training)
         return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
                    assign if any(trains) and shape != "single" else None)
+
+
+def _bound(scope) -> Set[str]:
+    """The names the statements bind (assignments, loops, with-as, defs, imports)."""
+    out: Set[str] = set()
+    for stmt in scope:
+        for node in nodes_of(stmt, (cst.AssignTarget, cst.For, cst.WithItem, cst.AugAssign,
+                                    cst.FunctionDef, cst.ClassDef, cst.CompFor)):
+            target = getattr(node, "target", None) if not isinstance(node, cst.WithItem) else (
+                node.asname.name if node.asname else None)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                out.add(node.name.value)
+            elif target is not None:
+                out |= {n.value for n in nodes_of(target, (cst.Name,))}
+    return out
 
 
 def _ignored(target) -> bool:
