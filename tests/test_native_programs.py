@@ -19,7 +19,7 @@ pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
 EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-TF1_LEFT = re.compile(r"Session|placeholder|feed_dict|GraphProgram|program\.run|compat\.v1")
+TF1_LEFT = re.compile(r"Session|placeholder|feed_dict=|GraphProgram|program\.run|compat\.v1")
 
 PROGRAM = '''"""Two hidden layers of raw variables in dicts, trained with {optimizer}; losses, the
 accuracy and the last layer's bias printed."""
@@ -135,3 +135,104 @@ def test_graph_code_of_another_module_keeps_the_graph_program_and_says_why(tmp_p
     assert "shims.GraphProgram(" in done.stdout, done.stdout
     assert ("not written as native TF2 steps: the graph uses layers_of_project.dense(), whose code "
             "is not read here") in done.stdout, done.stdout
+
+
+GAN = '''"""A GAN as the tutorials write it: weights in dicts, a generator and a discriminator
+function, two Adam optimizers each minimizing its loss over its own var_list (lists bound
+to names), the discriminator then the generator trained, from a feed dict bound to a name;
+the samples printed."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(2)
+real = (rng.rand(64, 6) * 0.5 + 0.25).astype(np.float32)
+
+gen_input = tf.placeholder(tf.float32, shape=[None, 3], name="gen_input")
+disc_input = tf.placeholder(tf.float32, shape=[None, 6], name="disc_input")
+weights = {"gen": tf.Variable(tf.random_normal([3, 6], stddev=0.3, seed=1)),
+           "disc": tf.Variable(tf.random_normal([6, 1], stddev=0.3, seed=2))}
+biases = {"gen": tf.Variable(tf.zeros([6])), "disc": tf.Variable(tf.zeros([1]))}
+
+
+def generator(x):
+    return tf.nn.sigmoid(tf.matmul(x, weights["gen"]) + biases["gen"])
+
+
+def discriminator(x):
+    return tf.nn.sigmoid(tf.matmul(x, weights["disc"]) + biases["disc"])
+
+
+gen_sample = generator(gen_input)
+disc_real = discriminator(disc_input)
+disc_fake = discriminator(gen_sample)
+gen_loss = -tf.reduce_mean(tf.log(disc_fake))
+disc_loss = -tf.reduce_mean(tf.log(disc_real) + tf.log(1. - disc_fake))
+optimizer_gen = tf.train.AdamOptimizer(learning_rate=0.01)
+optimizer_disc = tf.train.AdamOptimizer(learning_rate=0.01)
+gen_vars = [weights["gen"], biases["gen"]]
+disc_vars = [weights["disc"], biases["disc"]]
+train_gen = optimizer_gen.minimize(gen_loss, var_list=gen_vars)
+train_disc = optimizer_disc.minimize(disc_loss, var_list=disc_vars)
+init = tf.global_variables_initializer()
+
+with tf.Session() as sess:
+    sess.run(init)
+    for i in range(20):
+        z = rng.uniform(-1., 1., size=[16, 3])
+        feed_dict = {disc_input: real[(i % 4) * 16:(i % 4 + 1) * 16], gen_input: z}
+        _, dl = sess.run([train_disc, disc_loss], feed_dict=feed_dict)
+        _, gl = sess.run([train_gen, gen_loss], feed_dict=feed_dict)
+        if i % 4 == 0:
+            print("step", i, "generator", gl, "discriminator", dl)
+    print("sample", sess.run(gen_sample, feed_dict={gen_input: np.zeros([1, 3])}).tolist())
+
+'''
+
+TWO_MODELS = '''"""Two models trained by one run: two train ops and their losses fetched together."""
+import numpy as np
+import tensorflow as tf
+
+real = (np.random.RandomState(2).rand(16, 6) * 0.5 + 0.25).astype(np.float32)
+x = tf.placeholder(tf.float32, [None, 6])
+w1 = tf.Variable(tf.zeros([6, 1]), name="w1")
+w2 = tf.Variable(tf.ones([6, 1]), name="w2")
+loss1 = tf.reduce_mean(tf.square(tf.matmul(x, w1) - 1.0))
+loss2 = tf.reduce_mean(tf.square(tf.matmul(x, w2) + 1.0))
+train1 = tf.train.GradientDescentOptimizer(0.1).minimize(loss1, var_list=[w1])
+train2 = tf.train.AdamOptimizer(0.05).minimize(loss2, var_list=[w2])
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(6):
+        _, _, l1, l2 = sess.run([train1, train2, loss1, loss2], {x: real[:8]})
+        print("both", i, l1, l2)
+'''
+
+
+@pytest.mark.parametrize("name", ["gan", "two_models"])
+def test_a_gan_and_two_train_ops_of_one_run_become_native_steps_equal_to_tf_1_15(name, tmp_path, tf1_python):
+    """Each network trained over its var_list (given by name) by its own step, the feed dict
+    bound to a name (its keys become the step's keyword arguments). Two train ops in one run:
+    one step computes both losses under one persistent tape, takes every gradient from the
+    values before any update, then applies both. (A GAN training both networks in one run
+    races in TF1 itself: the generator's gradient may read the discriminator before or after
+    its update; `verify --repeat 2` shows it.)"""
+    (tmp_path / "src").mkdir()
+    legacy = tmp_path / "src" / f"{name}.py"
+    legacy.write_text(GAN if name == "gan" else TWO_MODELS)
+    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    migrated = (tmp_path / "out" / f"{name}.py").read_text()
+    if name == "gan":
+        assert "train_step(**feed_dict)" in migrated and "train_step_1(**feed_dict)" in migrated, migrated
+    else:
+        assert "tf.GradientTape(persistent=True)" in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)), migrated
+    proc = cli("verify", legacy, tmp_path / "out" / f"{name}.py", "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    names = {v["name"] for v in report["variables"]}
+    expected = ({"Variable_1/Adam", "Variable_3/Adam_1", "beta1_power", "beta1_power_1"} if name == "gan"
+                else {"w1", "w2/Adam", "w2/Adam_1", "beta1_power"})
+    assert expected <= names, names

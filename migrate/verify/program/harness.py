@@ -455,7 +455,8 @@ def _native_optimizer_state():
     if keras is None:
         return out
     base = keras.optimizers.Optimizer
-    for optimizer in [o for o in objects if isinstance(o, base)]:
+    adams = 0
+    for optimizer in sorted([o for o in objects if isinstance(o, base)], key=_made_order):
         kind = type(optimizer).__name__
         tracked = list(getattr(optimizer, "_trainable_variables", []))
         for attr, slot, scale in _SLOTS.get(kind, ()):
@@ -467,11 +468,20 @@ def _native_optimizer_state():
                 if scale is None:  # Momentum: TF1 keeps the sum of gradients, Keras -lr times it
                     array = -array / float(np.asarray(optimizer.learning_rate))
                 out["%s/%s" % (name, slot)] = array
-        if kind == "Adam" and tracked:
+        if kind == "Adam" and tracked:  # TF1's beta1_power, beta1_power_1, ... in order of making
             steps = int(np.asarray(optimizer.iterations))
-            out["beta1_power"] = np.float32(optimizer.beta_1 ** (steps + 1))
-            out["beta2_power"] = np.float32(optimizer.beta_2 ** (steps + 1))
+            suffix = "_%d" % adams if adams else ""
+            adams += 1
+            out["beta1_power" + suffix] = np.float32(optimizer.beta_1 ** (steps + 1))
+            out["beta2_power" + suffix] = np.float32(optimizer.beta_2 ** (steps + 1))
     return out
+
+
+def _made_order(optimizer):
+    """Keras names optimizers adam, adam_1, ... as they are made: their order of making."""
+    name = str(getattr(optimizer, "name", ""))
+    tail = name.rsplit("_", 1)[-1]
+    return int(tail) if "_" in name and tail.isdigit() else 0
 
 
 class _AfterImport(object):

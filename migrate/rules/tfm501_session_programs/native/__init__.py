@@ -25,4 +25,4 @@ def summary(program: NativeProgram) -> str:
         else:
             parts.append(f"tf.compat.v1.train.{short} kept, applied in a tf.GradientTape step: "
                          f"{optimizer.why_kept}")
-    return "; ".join(parts)
+    return "; ".join(dict.fromkeys(parts))

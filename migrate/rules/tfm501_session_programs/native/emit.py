@@ -35,10 +35,12 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.replace(layer.call, _layer_call(layer, layers[id(layer)], made_layers))
     made = {id(o.stmt): _optimizer_name(ctx, o, program) for o in program.optimizers}
     captured: Dict[int, cst.BaseExpression] = {}  # id(fetched expression) -> as the fixes left it
+    gone = {id(s) for s in program.dropped} | {id(statement_of(c, stmts)) for c in program.removals}
     for optimizer in program.optimizers:
         finding.replace(optimizer.stmt.body[0], _optimizer_maker(optimizer, made[id(optimizer.stmt)], tf))
         at = next((i for i, s in enumerate(stmts) if s is optimizer.stmt), None)
-        if at_module and at and isinstance(stmts[at - 1], (cst.FunctionDef, cst.ClassDef)):
+        before = next((s for s in reversed(stmts[:at or 0]) if id(s) not in gone), None)
+        if at_module and isinstance(before, (cst.FunctionDef, cst.ClassDef)):
             finding.replace(optimizer.stmt, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
     for stmt in program.seeds:
@@ -47,6 +49,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.remove(stmt)
     for call in program.removals:
         finding.remove(statement_of(call, stmts))
+    for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
+        finding.replace(literal, _string_keys)
     for call in program.evaluated:
         finding.replace(call, lambda updated: _numpy(updated.args[0].value))
     for run in program.runs:
@@ -69,10 +73,9 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         return out + [_step(ctx, step, names[id(step)], tf, local, made, captured, layers, specs).with_changes(
             leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
 
-    gone = {id(s) for s in program.dropped} | {id(statement_of(c, stmts)) for c in program.removals}
     if isinstance(anchor, cst.With):
         finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-            [*definitions(), *_after_definitions(list(updated.body.body), at_module)]))
+            [*definitions(), *_after_definitions(list(updated.body.body), at_module, updated.leading_lines)]))
     else:
         finding.insert_before(anchor, definitions)
         finding.remove(anchor)
@@ -90,6 +93,12 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
+
+
+def _string_keys(updated: cst.Dict) -> cst.Dict:
+    """``{x: a, y: b}`` -> ``{"x": a, "y": b}``: the step's keyword arguments."""
+    return updated.with_changes(elements=[e.with_changes(key=cst.SimpleString(f'"{e.key.value}"'))
+                                          for e in updated.elements])
 
 
 def _read_values(run: Run, updated: cst.Call, session: str) -> cst.BaseExpression:
@@ -123,17 +132,21 @@ def _blank_lines(lines) -> list:
     return [cst.EmptyLine(), cst.EmptyLine(), *(line for line in lines if line.comment is not None)]
 
 
-def _after_definitions(body: list, at_module: bool) -> list:
-    """The session block's statements after the steps: two blank lines above the first."""
-    if body and at_module:
-        body[0] = body[0].with_changes(leading_lines=_blank_lines(body[0].leading_lines))
+def _after_definitions(body: list, at_module: bool, above=()) -> list:
+    """The session block's statements after the steps: two blank lines above the first, and
+    the comments that stood above the session."""
+    if body:
+        comments = [line for line in above if line.comment is not None]
+        lines = _blank_lines([*comments, *body[0].leading_lines]) if at_module else \
+            [*comments, *(line for line in body[0].leading_lines if line.comment is not None)]
+        body[0] = body[0].with_changes(leading_lines=lines)
     return body
 
 
 def _optimizer_name(ctx, optimizer: Optimizer, program: NativeProgram) -> str:
     stmt = optimizer.stmt.body[0]
     target = stmt.targets[0].target
-    inline = any(t.stmt is optimizer.stmt for s in program.steps if (t := s.training))
+    inline = any(t.stmt is optimizer.stmt for s in program.steps for t in s.trainings)
     if not inline and isinstance(target, cst.Name):
         return target.value
     if isinstance(target, cst.Name) and "optim" in target.value.lower():
@@ -168,6 +181,8 @@ def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpre
         _, items, _ = _fetch_items(fetched)
         for original, now in zip(run.items, items):
             captured.setdefault(id(original), now)
+        if run.feed_name:
+            return cst.Call(cst.Name(name), [cst.Arg(cst.Name(run.feed_name), star="**")])
         values = {}
         if isinstance(feeds, cst.Dict):
             values = {e.key.value: e.value for e in feeds.elements}
@@ -264,17 +279,23 @@ def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict
     body = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
             for s in _as_moved(ctx.facts, [c.stmt for c in step.computed])]
     returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
-    training = step.training
-    if training is not None:
-        body = [cst.parse_statement(f"with {tf}.GradientTape() as {local['tape']}:\n    pass\n")
+    if step.trainings:
+        tape = local["tape"]
+        persistent = ", persistent=True" if len(step.trainings) > 1 else ""
+        body = [cst.parse_statement(f"with {tf}.GradientTape({persistent[2:]}) as {tape}:\n    pass\n")
                 .with_changes(body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]))]
-        variables, tape, gradients = local["variables"], local["tape"], local["gradients"]
-        optimizer = made[id(training.optimizer.stmt)]
-        body += [cst.parse_statement(line) for line in (
-            f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
-            f"{gradients} = {tape}.gradient({training.loss}, {variables})\n",
-            f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
-            *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else []))]
+        # every gradient from the values before any update (TF1 ran the train ops of one run
+        # on the same values), then every update
+        lines, updates = [], []
+        for at, training in enumerate(step.trainings):
+            suffix = f"_{at}" if at else ""
+            variables, gradients = local["variables"] + suffix, local["gradients"] + suffix
+            optimizer = made[id(training.optimizer.stmt)]
+            lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
+                      f"{gradients} = {tape}.gradient({training.loss}, {variables})\n"]
+            updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
+                        *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
+        body += [cst.parse_statement(line) for line in lines + updates]
     if returned:
         body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
     signature = f"(input_signature=[{', '.join(specs[p] for p in step.params)}])" if step.params else ""

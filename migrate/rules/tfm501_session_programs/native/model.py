@@ -71,7 +71,7 @@ class Step:
     params: Tuple[str, ...]           # placeholders it is fed, in their order of creation
     returns: Tuple[Item, ...]         # what it returns (train ops return nothing)
     computed: Tuple[Computed, ...]    # the statements it needs, in the program's order
-    training: Optional[Training]
+    trainings: Tuple[Training, ...]   # the train ops it runs (a GAN's two: disjoint variables)
 
 
 @dataclass(frozen=True)
@@ -85,6 +85,7 @@ class Run:
     feeds: Tuple[Tuple[str, cst.BaseExpression], ...]  # placeholder -> the value fed
     trains: Tuple[bool, ...]          # which items are train ops (the step returns the others)
     unpacked: Optional[cst.Assign]    # ``_, c = sess.run([train_op, loss])``: the assignment
+    feed_name: Optional[str] = None   # ``feed_dict=feed``: a dict bound once, keyed by placeholders
 
 
 @dataclass(frozen=True)
@@ -98,4 +99,5 @@ class NativeProgram:
     steps: Tuple[Step, ...]
     runs: Tuple[Run, ...]
     evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values
+    feed_literals: Tuple[cst.Dict, ...]         # dicts fed by name: their keys become strings
     removals: Tuple[cst.Call, ...]              # initializer runs, close()

@@ -100,6 +100,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
     assigns, alone = _contexts(stmts[session_at:])
+    reader.named_feeds = {a.targets[0].target.value: a.value for stmt in stmts
+                          for a in nodes_of(stmt, (cst.Assign,))
+                          if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
     for call in plan.runs:
         run = reader.run(call, steps, assigns.get(id(call)))
         if isinstance(run, Blocker):
@@ -118,7 +121,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers),
                          steps=tuple(steps.values()), runs=tuple(runs),
-                         evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals))
+                         evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
+                         feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
+                                                           for r in runs if r.feed_name)))
 
 
 def _imported(module: cst.Module) -> Set[str]:
@@ -182,6 +187,7 @@ class _Reader:
         self.dropped: List[cst.BaseStatement] = []
         self.seeds: List[cst.SimpleStatementLine] = []
         self.layers: List[Layer] = []
+        self.named_feeds: Dict[str, cst.Dict] = {}  # feed dicts bound once to a name
         self.allowed: Set[int] = set()  # ids of the layer calls written as Keras layers
 
     def calls(self, node) -> List[str]:
@@ -430,6 +436,11 @@ class _Reader:
         return None
 
     def var_list(self, expr) -> Optional[Tuple[str, ...]]:
+        """The variables of ``var_list=[w, b]``, or of a name bound to such a list
+        (``gen_vars = [weights["gen"], ...]``)."""
+        if isinstance(expr, cst.Name) and expr.value in self.computed:
+            made = self.computed[expr.value].stmt
+            expr = _value(made) if len(self.computed[expr.value].binds) == 1 else None
         if isinstance(expr, (cst.List, cst.Tuple)):
             out = []
             for element in expr.elements:
@@ -467,8 +478,6 @@ class _Reader:
         fetched, feeds = parts
         shape, items, keys = _fetch_items(fetched)
         trains = tuple(isinstance(i, cst.Name) and i.value in self.trainings for i in items)
-        if sum(trains) > 1:
-            return Blocker("a run of two train ops")
         if any(trains) and shape == "dict":
             return Blocker("a dict of fetches with a train op")
         if assign is not None and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
@@ -477,6 +486,9 @@ class _Reader:
                                                zip(assign.targets[0].target.elements, trains) if t)):
             assign = None
         fed: List[Tuple[str, cst.BaseExpression]] = []
+        feed_name = feeds.value if isinstance(feeds, cst.Name) and feeds.value in self.named_feeds else None
+        if feed_name:
+            feeds = self.named_feeds[feed_name]
         if feeds is not None:
             if not isinstance(feeds, cst.Dict):
                 return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
@@ -487,11 +499,11 @@ class _Reader:
                 fed.append((element.key.value, element.value))
         returns: List[Item] = []
         reads: List[str] = []
-        training = None
+        trainings: List[Training] = []
         for item, train in zip(items, trains):
             if train:
-                training = self.trainings[item.value]
-                reads.append(training.loss)
+                trainings.append(self.trainings[item.value])
+                reads.append(trainings[-1].loss)
                 continue
             if isinstance(item, cst.Name):
                 if item.value not in self.computed and item.value not in self.state:
@@ -506,24 +518,28 @@ class _Reader:
                     return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
                 returns.append(item)
                 reads.extend(_names_read(item))
+        trained = [v for t in trainings for v in t.variables]
+        if len(trained) != len({id(v) if not isinstance(v, str) else v for v in trained}):
+            return Blocker("a run of train ops that update the same variables (TF1 raced them)")
         made = {expr for expr, _ in self.variables}
-        if training is None and items and all(
+        if not trainings and items and all(
                 isinstance(i, cst.Name) and i.value in self.state or code(i) in made for i in items):
             return Run(call, None, shape, items, keys, (), trains, None)  # read where it stands
         computed = self.slice(reads)
         needed = {n for c in computed for n in c.reads} | set(reads)
-        params = tuple(p for p in self.placeholders if p in needed)
+        # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)
+        params = tuple(p for p in self.placeholders if p in needed or feed_name and p in dict(fed))
         missing = [p for p in params if p not in dict(fed)]
         if missing:
             return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
         signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
-                     training.key if training else None, params)
+                     tuple(t.key for t in trainings), params)
         step = steps.get(signature)
         if step is None:
-            step = steps[signature] = Step(_step_name(returns, training), params, tuple(returns),
-                                           tuple(computed), training)
+            step = steps[signature] = Step(_step_name(returns, trainings), params, tuple(returns),
+                                           tuple(computed), tuple(trainings))
         return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
-                   assign if any(trains) and shape != "single" else None)
+                   assign if any(trains) and shape != "single" else None, feed_name)
 
 
 def _bound(scope) -> Set[str]:
@@ -588,8 +604,8 @@ def _fetch_items(fetched):
     return "single", (fetched,), (None,)
 
 
-def _step_name(returns, training) -> str:
-    if training is not None:
+def _step_name(returns, trainings) -> str:
+    if trainings:
         return "train_step"
     names = [r for r in returns if isinstance(r, str)]
     if names:
