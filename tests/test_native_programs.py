@@ -236,3 +236,75 @@ def test_a_gan_and_two_train_ops_of_one_run_become_native_steps_equal_to_tf_1_15
     expected = ({"Variable_1/Adam", "Variable_3/Adam_1", "beta1_power", "beta1_power_1"} if name == "gan"
                 else {"w1", "w2/Adam", "w2/Adam_1", "beta1_power"})
     assert expected <= names, names
+
+
+CNN = '''"""A flat CNN script (the Hands-On ML chapter's form): tf.layers conv2d, max_pooling2d,
+flatten and dense, named and unnamed, trained with Adam; accuracy and loss read with eval."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(4)
+images = rng.rand(32, 8, 8, 1).astype(np.float32)
+labels = (images.mean(axis=(1, 2, 3)) > 0.5).astype(np.int64)
+
+X = tf.placeholder(tf.float32, shape=[None, 8, 8, 1], name="X")
+y = tf.placeholder(tf.int64, shape=[None], name="y")
+conv1 = tf.layers.conv2d(X, filters=4, kernel_size=3, strides=1, padding="SAME", activation=tf.nn.relu,
+                         name="conv1")
+pool1 = tf.layers.max_pooling2d(conv1, 2, 2)
+conv2 = tf.layers.conv2d(pool1, 6, 3, padding="same", activation=tf.nn.relu)
+flat = tf.layers.flatten(conv2)
+logits = tf.layers.dense(flat, 2, name="output")
+loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+training_op = tf.train.AdamOptimizer(0.01).minimize(loss)
+accuracy = tf.reduce_mean(tf.cast(tf.nn.in_top_k(logits, y, 1), tf.float32))
+
+with tf.Session() as sess:
+    tf.global_variables_initializer().run()
+    for epoch in range(6):
+        for batch in range(4):
+            X_batch, y_batch = images[batch * 8:(batch + 1) * 8], labels[batch * 8:(batch + 1) * 8]
+            sess.run(training_op, feed_dict={X: X_batch, y: y_batch})
+        acc = accuracy.eval(feed_dict={X: images, y: labels})
+        print(epoch, "loss", loss.eval(feed_dict={X: images, y: labels}), "accuracy", acc)
+'''
+
+
+def test_tf_layers_become_keras_layers_made_once_with_tf1_names(tmp_path, tf1_python):
+    (tmp_path / "src").mkdir()
+    legacy = tmp_path / "src" / "cnn.py"
+    legacy.write_text(CNN)
+    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    migrated = (tmp_path / "out" / "cnn.py").read_text()
+    for made in ('conv1_layer = tf.keras.layers.Conv2D(filters=4, kernel_size=3, strides=1, padding="SAME", '
+                 'activation=tf.nn.relu, name="conv1")',
+                 'pool1_layer = tf.keras.layers.MaxPooling2D(2, strides=2, name="max_pooling2d")',
+                 'conv2_layer = tf.keras.layers.Conv2D(6, 3, padding="same", activation=tf.nn.relu, name="conv2d")',
+                 "variables = [*conv1_layer.trainable_variables, *conv2_layer.trainable_variables, "
+                 "*output_layer.trainable_variables]"):
+        assert made in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "tf.layers" not in code_only(migrated), migrated
+    proc = cli("verify", legacy, tmp_path / "out" / "cnn.py", "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    names = {v["name"] for v in report["variables"]}
+    assert {"conv1/kernel", "conv2d/bias", "output/kernel/Adam_1"} <= names, names
+
+
+def test_the_layer_table_is_tf_1_15s(tf1_python):
+    """migrate/codemod/tf1_layers.py lists TF1's parameters of each tf.layers function as
+    TF 1.15 declares them (the native form gives those past the Keras class's positional
+    ones by name)."""
+    from migrate.codemod.tf1_layers import LAYERS
+
+    script = ("import inspect, json, tensorflow as tf\n"
+              f"names = {sorted(LAYERS)!r}\n"
+              "print(json.dumps({n: list(inspect.signature(getattr(tf.layers, n)).parameters) for n in names}))\n")
+    proc = subprocess.run([tf1_python, "-c", script], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    declared = json.loads(proc.stdout.strip().splitlines()[-1])
+    for name, (_, params, _) in LAYERS.items():
+        assert declared[name][0] == "inputs" and declared[name][1:] == list(params), (name, declared[name])

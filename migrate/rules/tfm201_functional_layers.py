@@ -1,6 +1,6 @@
 """TFM201: functional tf.layers calls -> Keras layer objects created once."""
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -19,42 +19,8 @@ from migrate.codemod.keras_weights import add_shim_decorator, is_keras_class
 from migrate.codemod.resolver import local_names
 from migrate.codemod.rule import Rule
 from migrate.codemod.shared import graph_loop, in_graph_mode, resets_graph
+from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
-_COMMON = ["activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
-           "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint",
-           "trainable", "name", "reuse"]
-_CONV = ["filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", *_COMMON]
-_CONVT = ["filters", "kernel_size", "strides", "padding", "data_format", *_COMMON]
-_SEP = ["filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
-        "depth_multiplier", "activation", "use_bias", "depthwise_initializer",
-        "pointwise_initializer", "bias_initializer", "depthwise_regularizer",
-        "pointwise_regularizer", "bias_regularizer", "activity_regularizer",
-        "depthwise_constraint", "pointwise_constraint", "bias_constraint", "trainable", "name",
-        "reuse"]
-_BN = ["axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
-       "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer",
-       "gamma_regularizer", "beta_constraint", "gamma_constraint", "training", "trainable", "name",
-       "reuse", "renorm", "renorm_clipping", "renorm_momentum", "fused", "virtual_batch_size",
-       "adjustment"]
-_POOL = ["pool_size", "strides", "padding", "data_format", "name"]
-
-# function -> (Keras class, TF1 parameters after `inputs`, leading positional Keras args)
-LAYERS: Dict[str, Tuple[str, List[str], int]] = {
-    "dense": ("Dense", ["units", *_COMMON], 1),
-    "dropout": ("Dropout", ["rate", "noise_shape", "seed", "training", "name"], 1),
-    "flatten": ("Flatten", ["name", "data_format"], 0),
-    "conv1d": ("Conv1D", _CONV, 2),
-    "conv2d": ("Conv2D", _CONV, 2),
-    "conv3d": ("Conv3D", _CONV, 2),
-    "conv2d_transpose": ("Conv2DTranspose", _CONVT, 2),
-    "conv3d_transpose": ("Conv3DTranspose", _CONVT, 2),
-    "separable_conv1d": ("SeparableConv1D", _SEP, 2),
-    "separable_conv2d": ("SeparableConv2D", _SEP, 2),
-    "batch_normalization": ("BatchNormalization", _BN, 0),
-    **{f"{kind}_pooling{d}d": (f"{kind.title()}Pooling{d}D", _POOL, 1)
-       for kind in ("max", "average") for d in (1, 2, 3)},
-}
-WEIGHTLESS = {"dropout", "flatten", *(f"{k}_pooling{d}d" for k in ("max", "average") for d in (1, 2, 3))}
 CALL_ARGS = {"training"}  # arguments of the layer call, not the constructor
 # a TF1 Session script (its module-level graph becomes a TFM501 program's build function)
 GRAPH_SCRIPT = re.compile(r"\b(placeholder|placeholder_with_default|Session|InteractiveSession)\(")

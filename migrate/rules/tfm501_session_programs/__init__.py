@@ -49,8 +49,9 @@ converts the program, in a module or a function body, to eager TF2.
 
 Native TF2 (the default, where the form is proven): the variables (`tf.Variable`, dicts and
 lists of them, a module function returning one) are made once, where they were; each
-`tf.layers.dense` of the graph code becomes one `tf.keras.layers.Dense` made once with
-TF1's layer name (its variables keep TF1's names) and called where the call was; each kind
+`tf.layers.dense`, convolution, pooling and `flatten` of the graph code becomes one Keras
+layer made once with TF1's layer name (its variables keep TF1's names) and called where
+the call was; each kind
 of run becomes a `@tf.function` step whose parameters are the placeholders it is fed
 (their dtypes and shapes its `input_signature`, so values convert as TF1 converted a feed)
 and whose body is the graph code its fetches need; a train op's step computes the loss

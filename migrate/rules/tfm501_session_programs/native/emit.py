@@ -15,6 +15,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, fresh_name, nodes_of
 from migrate.codemod.rule import Finding
+from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _as_moved
 from ..syntax import _ids, _value
@@ -29,7 +30,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     anchor = stmts[session_at]
     tf = code(ctx.tf(finding, ""))
     names = {id(step): fresh_name(ctx, step.name) for step in program.steps}
-    layers = {id(layer): fresh_name(ctx, f"{layer.name}_layer") for layer in program.layers}
+    layers = {id(layer): fresh_name(ctx, f"{layer.makes}_layer") for layer in program.layers}
     made_layers: Dict[int, cst.Call] = {}  # id(layer) -> its call as the fixes left it
     for layer in program.layers:
         finding.replace(layer.call, _layer_call(layer, layers[id(layer)], made_layers))
@@ -260,11 +261,17 @@ def _layer_call(layer: Layer, obj: str, made_layers: Dict[int, cst.Call]):
 
 def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: str):
     """``hidden_layer = tf.keras.layers.Dense(8, ..., name="hidden")``: made once, TF1's layer
-    name given (its variables are TF1's hidden/kernel, hidden/bias)."""
+    name given (its variables are TF1's hidden/kernel, hidden/bias); TF1's arguments past the
+    ones the Keras class takes by position are given by name."""
     call = made_layers.get(id(layer), layer.call)
-    args = [a for a in call.args if not (a.keyword is None and a is call.args[0])
-            and not (a.keyword is not None and a.keyword.value in ("inputs", "name"))]
-    args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in args]
+    _, params, positional = LAYERS[layer.function]
+    args = []
+    for at, arg in enumerate(call.args):
+        if arg.keyword is None and at == 0 or arg.keyword is not None and arg.keyword.value in ("inputs", "name"):
+            continue
+        if arg.keyword is None and at - 1 >= positional:
+            arg = arg.with_changes(keyword=cst.Name(params[at - 1]), equal=_EQUAL)
+        args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
     args.append(cst.Arg(cst.SimpleString(f'"{layer.name}"'), keyword=cst.Name("name"), equal=_EQUAL))
     return cst.SimpleStatementLine([cst.Assign(
         [cst.AssignTarget(cst.Name(obj))],

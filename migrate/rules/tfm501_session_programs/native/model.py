@@ -32,12 +32,14 @@ class Optimizer:
 
 @dataclass(frozen=True)
 class Layer:
-    """``tf.layers.dense(x, units, ...)`` in the graph code: one Keras layer made once (with
+    """``tf.layers.dense(x, units, ...)`` (a conv, a pooling, flatten) in the graph code: one Keras layer made once (with
     TF1's layer name, so its variables keep TF1's names), called where the call was."""
     call: cst.Call
     keras: str                     # "Dense"
     name: str                      # TF1's layer name ("hidden", "dense_1")
     named: bool                    # the TF1 call gave name= itself
+    function: str                  # TF1's function ("dense", "max_pooling2d")
+    makes: str                     # what the layer object is named after (``pool1``: pool1_layer)
 
 
 @dataclass(frozen=True)

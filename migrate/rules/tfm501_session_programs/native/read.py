@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
+from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
@@ -32,14 +33,13 @@ CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
 
 VARIABLES = {"tf.Variable"}
-# TF1's functional layers written as one Keras layer made once: TF1's parameters (after the
-# inputs) that the Keras layer takes under the same name, with the same meaning
-LAYERS = {"tf.layers.dense": ("Dense", ("inputs", "units", "activation", "use_bias", "kernel_initializer",
-                                         "bias_initializer", "kernel_regularizer", "bias_regularizer",
-                                         "activity_regularizer", "kernel_constraint", "bias_constraint",
-                                         "trainable", "name", "reuse"),
-                              {"units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
-                               "trainable"})}
+# TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
+# its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
+# norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
+NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("dropout", "batch_normalization")}
+NOT_KERAS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+             "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
+             "pointwise_constraint", "reuse"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 # graph code whose native form is not written here (state, collections, summaries, layers,
 # control flow over ops, assignments): a program using it converts through GraphProgram
@@ -270,7 +270,7 @@ class _Reader:
             return self.optimizer(stmt, binds, value, name)
         if VARIABLES & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
-        why = self.layer_calls(value)
+        why = self.layer_calls(value, binds)
         if why:
             return why
         why = self.forbidden(value)
@@ -283,37 +283,38 @@ class _Reader:
         self.dropped.append(stmt)
         return None
 
-    def layer_calls(self, value) -> Optional[str]:
+    def layer_calls(self, value, binds) -> Optional[str]:
         """The functional layers of a graph statement, each one Keras layer made once; why
         one cannot be, else None."""
         for call in nodes_of(value, (cst.Call,)):
-            entry = LAYERS.get(self.call_name(call) or "")
-            if entry is None:
+            function = NATIVE_LAYERS.get(self.call_name(call) or "")
+            if function is None:
                 continue
-            keras, params, same = entry
-            args = optimizers.arguments(call, params)
-            if args is None or "inputs" not in args or "units" not in args:
-                return f"a {self.call_name(call)} call whose arguments cannot be read"
-            extra = sorted(set(args) - same - {"inputs", "name"})
+            keras, params, _ = LAYERS[function]
+            args = optimizers.arguments(call, ("inputs", *params))
+            if args is None or "inputs" not in args:
+                return f"a tf.layers.{function} call whose arguments cannot be read"
+            extra = sorted(set(args) & NOT_KERAS)
             if extra:
-                return f"{self.call_name(call)}'s {extra[0]}= (regularizers, constraints, reuse)"
+                return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
             given = args.get("name")
             if given is not None and not isinstance(given, cst.SimpleString):
-                return f"a {self.call_name(call)} named by an expression"
+                return f"a tf.layers.{function} named by an expression"
             taken = {layer.name for layer in self.layers}
             if given is not None:
                 name = given.evaluated_value
                 if name in taken:
                     return f"two layers named {name!r} (TF1 reused or renamed them)"
-            else:
-                base = keras.lower()
-                name = next(n for n in (base if k == 0 else f"{base}_{k}" for k in range(len(taken) + 1))
+            else:  # TF1's default: the function's name, made unique (dense, dense_1, ...)
+                name = next(n for n in (function if k == 0 else f"{function}_{k}" for k in range(len(taken) + 1))
                             if n not in taken)
-            layer = Layer(call, keras, name, given is not None)
+            # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
+            made = binds[0] if call is value and len(binds) == 1 and not given else name
+            layer = Layer(call, keras, name, given is not None, function, made)
             self.layers.append(layer)
             self.allowed.add(id(call))
             trainable = args.get("trainable")
-            if not (isinstance(trainable, cst.Name) and trainable.value == "False"):
+            if function not in WEIGHTLESS and not (isinstance(trainable, cst.Name) and trainable.value == "False"):
                 self.variables.append((layer, True))  # its trainable variables, once built
         return None
 
