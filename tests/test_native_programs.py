@@ -308,3 +308,50 @@ def test_the_layer_table_is_tf_1_15s(tf1_python):
     declared = json.loads(proc.stdout.strip().splitlines()[-1])
     for name, (_, params, _) in LAYERS.items():
         assert declared[name][0] == "inputs" and declared[name][1:] == list(params), (name, declared[name])
+
+
+GET_VARIABLE = '''"""The lab tutorials' get_variable form: weights made by name with tf.contrib's Xavier
+initializer, TF1's default one, and a value; biases as tf.Variable."""
+import numpy as np
+import tensorflow as tf
+
+tf.set_random_seed(777)
+x_data = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=np.float32)
+y_data = np.array([[0], [1], [1], [0]], dtype=np.float32)
+X = tf.placeholder(tf.float32, [None, 2])
+Y = tf.placeholder(tf.float32, [None, 1])
+W1 = tf.get_variable("W1", shape=[2, 8], initializer=tf.contrib.layers.xavier_initializer())
+b1 = tf.Variable(tf.random_normal([8]), name="bias1")
+W2 = tf.get_variable("W2", [8, 4])
+W3 = tf.get_variable("W3", initializer=tf.constant(np.full([4, 1], 0.1, np.float32)))
+layer1 = tf.sigmoid(tf.matmul(X, W1) + b1)
+layer2 = tf.sigmoid(tf.matmul(layer1, W2))
+hypothesis = tf.sigmoid(tf.matmul(layer2, W3))
+cost = -tf.reduce_mean(Y * tf.log(hypothesis) + (1 - Y) * tf.log(1 - hypothesis))
+train = tf.train.GradientDescentOptimizer(learning_rate=0.5).minimize(cost)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(201):
+        _, cost_val = sess.run([train, cost], feed_dict={X: x_data, Y: y_data})
+        if step % 50 == 0:
+            print(step, cost_val, sess.run(W3).ravel())
+'''
+
+
+def test_get_variable_outside_scopes_becomes_a_named_tf_variable(tmp_path, tf1_python):
+    (tmp_path / "src").mkdir()
+    legacy = tmp_path / "src" / "xor.py"
+    legacy.write_text(GET_VARIABLE)
+    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    migrated = (tmp_path / "out" / "xor.py").read_text()
+    for made in ('W1 = tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[2, 8]), name="W1")',
+                 'W2 = tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[8, 4]), name="W2")',
+                 'W3 = tf.Variable(tf.constant(np.full([4, 1], 0.1, np.float32)), name="W3")'):
+        assert made in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
+    proc = cli("verify", legacy, tmp_path / "out" / "xor.py", "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert {"W1", "W2", "W3", "bias1"} <= {v["name"] for v in report["variables"]}

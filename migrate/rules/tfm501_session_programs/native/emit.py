@@ -19,7 +19,7 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _as_moved
 from ..syntax import _ids, _value
-from . import optimizers
+from . import optimizers, read
 from .model import Layer, NativeProgram, Optimizer, Run, Step
 from .read import _fetch_items, _run_parts
 
@@ -50,6 +50,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.remove(stmt)
     for call in program.removals:
         finding.remove(statement_of(call, stmts))
+    for call in program.get_variables:
+        finding.replace(call, _as_variable(call, tf))
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
         finding.replace(literal, _string_keys)
     for call in program.evaluated:
@@ -87,6 +89,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _keep_leading_lines(finding, stmts[:session_at], gone)
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
+    for call in program.get_variables:  # written anew: the renames of its parts go with it
+        dead |= _ids(call)
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
                  *(r.call.func for r in program.runs),
                  *(_value(s).func for s in program.seeds),
@@ -94,6 +98,42 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
+
+
+def _as_variable(original: cst.Call, tf: str):
+    """``tf.get_variable("W1", shape=[784, 256], initializer=xavier_initializer())`` ->
+    ``tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[784, 256]), name="W1")``."""
+    def rewrite(updated: cst.Call) -> cst.Call:
+        args = optimizers.arguments(updated, read.GET_VARIABLE_PARAMS)
+        before = optimizers.arguments(original, read.GET_VARIABLE_PARAMS)
+        initializer = args.get("initializer")
+        if "shape" not in args and initializer is not None:  # the initializer is the value
+            value = initializer
+        else:
+            made = _initializer(before.get("initializer"), initializer, tf)
+            sized = [cst.Arg(args["shape"], keyword=cst.Name("shape"), equal=_EQUAL)]
+            if "dtype" in args:
+                sized.append(cst.Arg(args["dtype"], keyword=cst.Name("dtype"), equal=_EQUAL))
+            value = cst.Call(made, sized)
+        out = [cst.Arg(value), cst.Arg(args["name"], keyword=cst.Name("name"), equal=_EQUAL)]
+        if "trainable" in args:
+            out.append(cst.Arg(args["trainable"], keyword=cst.Name("trainable"), equal=_EQUAL))
+        return cst.Call(cst.parse_expression(f"{tf}.Variable"), out)
+    return rewrite
+
+
+def _initializer(original, updated, tf: str) -> cst.BaseExpression:
+    """The initializer as TF2 writes it: TF1's default and tf.contrib's Xavier are Keras'
+    Glorot (uniform; ``uniform=False``: its truncated normal)."""
+    if original is None:
+        return cst.parse_expression(f"{tf}.keras.initializers.GlorotUniform()")
+    if isinstance(original, cst.Call) and code(original.func).endswith("xavier_initializer"):
+        given = optimizers.arguments(original, ("uniform", "seed", "dtype")) or {}
+        uniform = given.get("uniform")
+        kind = "GlorotNormal" if isinstance(uniform, cst.Name) and uniform.value == "False" else "GlorotUniform"
+        seed = f"seed={code(given['seed'])}" if "seed" in given else ""
+        return cst.parse_expression(f"{tf}.keras.initializers.{kind}({seed})")
+    return updated
 
 
 def _string_keys(updated: cst.Dict) -> cst.Dict:

@@ -98,6 +98,7 @@ class NativeProgram:
     placeholders: Tuple[Tuple[str, cst.Call], ...]  # the steps' parameters: TF1's dtype and shape
     optimizers: Tuple[Optimizer, ...]
     layers: Tuple[Layer, ...]
+    get_variables: Tuple[cst.Call, ...]         # tf.get_variable(...): written as tf.Variable(...)
     steps: Tuple[Step, ...]
     runs: Tuple[Run, ...]
     evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values

@@ -33,6 +33,12 @@ CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
 
 VARIABLES = {"tf.Variable"}
+GET_VARIABLE = "tf.get_variable"
+GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
+                       "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
+                       "constraint", "synchronization", "aggregation")
+# tf.contrib's Xavier initializer is Keras' Glorot (fan_avg; uniform, or a truncated normal)
+XAVIER = "tf.contrib.layers.xavier_initializer"
 # TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
 # its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
 # norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
@@ -119,7 +125,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
-                         layers=tuple(reader.layers),
+                         layers=tuple(reader.layers), get_variables=tuple(dict.fromkeys(reader.get_variables)),
                          steps=tuple(steps.values()), runs=tuple(runs),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
@@ -187,6 +193,7 @@ class _Reader:
         self.dropped: List[cst.BaseStatement] = []
         self.seeds: List[cst.SimpleStatementLine] = []
         self.layers: List[Layer] = []
+        self.get_variables: List[cst.Call] = []  # tf.get_variable calls written as tf.Variable
         self.named_feeds: Dict[str, cst.Dict] = {}  # feed dicts bound once to a name
         self.allowed: Set[int] = set()  # ids of the layer calls written as Keras layers
 
@@ -268,7 +275,7 @@ class _Reader:
             return self.training(stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
-        if VARIABLES & set(self.calls(value)) or self._made_by_helper(value):
+        if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
         why = self.layer_calls(value, binds)
         if why:
@@ -375,9 +382,27 @@ class _Reader:
             self.allowed -= made
 
     def _is_variable(self, value) -> bool:
+        if isinstance(value, cst.Call) and self.call_name(value) == GET_VARIABLE:
+            return self._get_variable(value)
         if not (isinstance(value, cst.Call) and self.call_name(value) in VARIABLES):
             return False
         return not any(self.forbidden(a.value) for a in value.args)
+
+    def _get_variable(self, call: cst.Call) -> bool:
+        """``tf.get_variable("W1", shape=[784, 256], initializer=...)`` outside any variable
+        scope: a variable named so, its initial value drawn by the initializer (TF1's
+        default: Glorot uniform), or the initializer's value itself when no shape is given."""
+        args = optimizers.arguments(call, GET_VARIABLE_PARAMS)
+        if args is None or set(args) - {"name", "shape", "dtype", "initializer", "trainable"} \
+                or not isinstance(args.get("name"), cst.SimpleString):
+            return False
+        initializer = args.get("initializer")
+        if isinstance(initializer, cst.Call) and self.call_name(initializer) == XAVIER:
+            self.allowed.add(id(initializer))
+        if any(self.forbidden(a.value) for a in call.args):
+            return False
+        self.get_variables.append(call)
+        return True
 
     def optimizer(self, stmt, binds, call, name) -> Optional[str]:
         if len(binds) != 1:
