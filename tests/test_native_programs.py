@@ -311,7 +311,8 @@ def test_the_layer_table_is_tf_1_15s(tf1_python):
 
 
 GET_VARIABLE = '''"""The lab tutorials' get_variable form: weights made by name with tf.contrib's Xavier
-initializer, TF1's default one, and a value; biases as tf.Variable."""
+initializer, TF1's default one, and a value; biases as tf.Variable; a graph name bound
+twice (`layer1 = ...; layer1 = tf.sigmoid(layer1)`)."""
 import numpy as np
 import tensorflow as tf
 
@@ -324,7 +325,8 @@ W1 = tf.get_variable("W1", shape=[2, 8], initializer=tf.contrib.layers.xavier_in
 b1 = tf.Variable(tf.random_normal([8]), name="bias1")
 W2 = tf.get_variable("W2", [8, 4])
 W3 = tf.get_variable("W3", initializer=tf.constant(np.full([4, 1], 0.1, np.float32)))
-layer1 = tf.sigmoid(tf.matmul(X, W1) + b1)
+layer1 = tf.matmul(X, W1) + b1
+layer1 = tf.sigmoid(layer1)
 layer2 = tf.sigmoid(tf.matmul(layer1, W2))
 hypothesis = tf.sigmoid(tf.matmul(layer2, W3))
 cost = -tf.reduce_mean(Y * tf.log(hypothesis) + (1 - Y) * tf.log(1 - hypothesis))

@@ -190,6 +190,7 @@ class _Reader:
         self.functions: Set[str] = set()
         self.optimizers: Dict[str, Optimizer] = {}
         self.trainings: Dict[str, Training] = {}
+        self.losses: Set[str] = set()  # names minimize() reads (they may not be bound again)
         self.dropped: List[cst.BaseStatement] = []
         self.seeds: List[cst.SimpleStatementLine] = []
         self.layers: List[Layer] = []
@@ -258,8 +259,14 @@ class _Reader:
             return f"graph code in a block ({first!r})"
         if binds is None:
             return f"the graph statement {first!r}, which binds no plain names"
-        if any(b in self.state or b in self.computed or b in self.placeholders for b in binds):
+        if any(b in self.state or b in self.placeholders or b in self.trainings or b in self.optimizers
+               for b in binds):
             return f"the graph name {binds[0]!r} is bound twice"
+        # graph code may rebind its own names (`L1 = conv(X)`, `L1 = tf.nn.relu(L1)`): each
+        # read is of the binding above it; not in the session's block, where runs come between
+        again = [b for b in binds if b in self.computed]
+        if again and (stmt in plan.hoisted or any(b in self.losses for b in again)):
+            return f"the graph name {again[0]!r} is bound twice"
         name = self.call_name(value)
         if len(binds) == 1 and binds[0] in plan.placeholders:
             if name != "tf.placeholder":
@@ -455,6 +462,7 @@ class _Reader:
         sparse = bool(SPARSE_OPS & set(self.calls_of_slice({loss})))
         keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
         optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
+        self.losses.add(loss)
         self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
                                             step.value if step is not None else None)
         if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
@@ -478,15 +486,17 @@ class _Reader:
         return None
 
     def slice(self, names) -> List[Computed]:
-        """The computed statements ``names`` need, in the program's order."""
-        todo, needed = list(names), set()
+        """The computed statements ``names`` need, in the program's order: a name read is
+        its last binding above the reader (for a fetch, its last binding)."""
+        at = {id(c): n for n, c in enumerate(self.order)}
+        todo, needed = [(name, len(self.order)) for name in names], set()
         while todo:
-            name = todo.pop()
-            made = self.computed.get(name)
+            name, before = todo.pop()
+            made = next((c for c in reversed(self.order[:before]) if name in c.binds), None)
             if made is None or id(made) in needed:
                 continue
             needed.add(id(made))
-            todo.extend(made.reads)
+            todo.extend((read, at[id(made)]) for read in made.reads)
         return [c for c in self.order if id(c) in needed]
 
     def calls_of_slice(self, names) -> List[str]:
