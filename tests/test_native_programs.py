@@ -357,3 +357,33 @@ def test_get_variable_outside_scopes_becomes_a_named_tf_variable(tmp_path, tf1_p
     report = json.loads(proc.stdout)
     assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
     assert {"W1", "W2", "W3", "bias1"} <= {v["name"] for v in report["variables"]}
+
+
+REBOUND = '''"""A Python value the graph code read when TF1 built the graph, bound again before the
+session runs it: TF1 computed with the value it read (0.1), a converted program would read
+the new one (0.5) when its step is first traced."""
+import tensorflow as tf
+
+lr = 0.1
+x = tf.placeholder(tf.float32, [None])
+scaled = x * lr
+lr = 0.5
+with tf.Session() as sess:
+    print("scaled", sess.run(scaled, {x: [1.0, 2.0]}))
+'''
+
+
+def test_a_value_bound_again_after_the_graph_read_it_keeps_the_program_in_graph_mode(tmp_path, tf1_python):
+    (tmp_path / "src").mkdir()
+    legacy = tmp_path / "src" / "rebound.py"
+    legacy.write_text(REBOUND)
+    said = cli("upgrade", legacy, "--no-cache").stdout
+    assert "kept in TF1 graph mode: 'lr', which the graph code read when TF1 built the graph, is bound again" \
+        in said, said
+    for form in ("native", "shims"):
+        done = cli("upgrade", legacy, "--outtree", tmp_path / form, "--programs", form, "--no-cache")
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        proc = cli("verify", legacy, tmp_path / form / "rebound.py", "--program", "--tf1-python", tf1_python,
+                   "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+        report = json.loads(proc.stdout)
+        assert report["ok"], report["first_difference"]

@@ -13,6 +13,7 @@ from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from . import native
+from .built import rebound_after_build
 from .plan import Plan
 from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value, innermost_function)
@@ -245,7 +246,8 @@ class Detect:
                 used = self._used_from_outside(outside, plan)
                 if used:
                     raise _Blocked(f"the object's {used!r} is used from outside the class")
-            why = self._section_blocker(stmts, session_at, plan, after)
+            why = self._section_blocker(stmts, session_at, plan, after) \
+                or rebound_after_build(stmts, session_at, plan)
             if why:
                 raise _Blocked(why)
         except _NotAProgram:

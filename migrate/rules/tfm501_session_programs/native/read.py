@@ -100,8 +100,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
     rebound = sorted(_bound(stmts[session_at:]) & (set(reader.state) | reader.functions
-                                                   | {layer.name + "_layer" for layer in reader.layers}))
-    if rebound:  # TF1's graph kept the object; a step would read the new value
+                                                   | {layer.makes + "_layer" for layer in reader.layers}))
+    if rebound:  # TF1's graph kept the object; a step would read the name's new value
         return Blocker(f"the session's block rebinds {rebound[0]!r}, which the graph reads")
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
