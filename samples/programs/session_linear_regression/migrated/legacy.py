@@ -8,12 +8,13 @@ import tensorflow as tf
 rng = np.random.RandomState(1)
 train_X = rng.uniform(-1, 1, size=(64, 1)).astype("float32")
 train_Y = (3.0 * train_X - 0.5 + 0.1 * rng.randn(64, 1)).astype("float32")
+
 W = tf.Variable(tf.zeros([1, 1]), name="weight")
 b = tf.Variable(tf.zeros([1]), name="bias")
 optimizer = tf.keras.optimizers.SGD(learning_rate=0.5)
 
 
-@tf.function
+@tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32), tf.TensorSpec([None, 1], tf.float32)])
 def train_step(X, Y):
     with tf.GradientTape() as tape:
         pred = tf.add(tf.matmul(X, W), b)
@@ -24,7 +25,7 @@ def train_step(X, Y):
     return cost
 
 
-@tf.function
+@tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32), tf.TensorSpec([None, 1], tf.float32)])
 def compute_cost(X, Y):
     pred = tf.add(tf.matmul(X, W), b)
     cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
