@@ -114,6 +114,11 @@ def test_the_shims_form_stays_available(tmp_path):
     assert "shims.GraphProgram(" in done.stdout and "GradientTape" not in done.stdout, done.stdout
     bad = cli("upgrade", tmp_path / "mlp.py", "--programs", "eager", "--no-cache")
     assert bad.returncode == 2 and "--programs must be native (the default) or shims" in bad.stderr
+    (tmp_path / "pyproject.toml").write_text('[tool.tf-migrate]\nprograms = "shims"\n')
+    configured = cli("upgrade", tmp_path / "mlp.py", "--no-cache")
+    assert "shims.GraphProgram(" in configured.stdout, configured.stdout
+    native = cli("upgrade", tmp_path / "mlp.py", "--programs", "native", "--no-cache")  # the option wins
+    assert "tf.GradientTape()" in native.stdout, native.stdout
 
 
 def test_graph_code_of_another_module_keeps_the_graph_program_and_says_why(tmp_path):
