@@ -528,8 +528,10 @@ def test_programs_migrated_for_keras_3_equal_tf_1_15(legacy, tmp_path, tf1_pytho
     out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
     assert out.returncode == 0, out.stdout + out.stderr
     migrated = tmp_path / "out" / os.path.basename(source)
-    assert migrated.read_text().startswith(('"""', "import shims.keras3")) and "import shims.keras3" in \
-        migrated.read_text()
+    text = migrated.read_text()
+    # a module using shims declares Keras 3 first; a native one (no shims) runs on TF's own Keras
+    assert "import shims.keras3" in text if "shims" in text else "tf.function" in text, text
+    assert text.startswith(('"""', "import shims.keras3", "import")), text
     proc = cli("verify", source, migrated, "--program", "--tf1-python", tf1_python, "--program-arg", "{out}",
                "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
     report = json.loads(proc.stdout)
