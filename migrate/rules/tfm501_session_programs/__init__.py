@@ -10,7 +10,8 @@ by and handed to the module's functions), ``convert`` rewrites it (and
 ``towers`` puts a multi-GPU tower loop on a MirroredStrategy's replicas, ``workers`` a
 cluster program on MultiWorkerMirroredStrategy or ParameterServerStrategy), and
 ``graph_mode`` keeps what cannot be converted running in TF1 graph mode; ``syntax`` holds
-the names and node readers they share. ``native`` writes a planned program as TF2 code
+the names and node readers they share; ``built`` keeps in graph mode a program whose graph
+code read a value bound again before it runs. ``native`` writes a planned program as TF2 code
 (its program model, a reader returning it or a blocker, an emitter); ``convert`` writes
 the programs it does not cover, and every program with ``--programs shims``."""
 from __future__ import annotations

@@ -18,7 +18,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of
 
-from .native.read import _binds, _bound, _names_read
+from .native.syntax import _binds, _bound, _names_read
 from .plan import Plan
 
 

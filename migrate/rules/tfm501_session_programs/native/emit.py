@@ -9,11 +9,11 @@ results as numpy, as ``sess.run`` gave them).
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, fresh_name, nodes_of
+from migrate.codemod.cstutil import code, fresh_name
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
@@ -21,7 +21,7 @@ from ..convert import Converter, _as_moved
 from ..syntax import _ids, _value
 from . import optimizers, read
 from .model import Layer, NativeProgram, Optimizer, Run, Step
-from .read import _fetch_items, _run_parts
+from .runs import _fetch_items, _run_parts
 
 
 def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: NativeProgram,

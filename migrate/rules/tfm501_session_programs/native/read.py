@@ -27,7 +27,9 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
 from . import optimizers
-from .model import Blocker, Computed, Item, Layer, NativeProgram, Optimizer, Run, Step, Training
+from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Step, Training
+from .runs import _contexts, read_run
+from .syntax import _binds, _bound, _imported, _names_read
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
@@ -110,7 +112,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                           for a in nodes_of(stmt, (cst.Assign,))
                           if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
     for call in plan.runs:
-        run = reader.run(call, steps, assigns.get(id(call)))
+        run = read_run(reader, call, steps, assigns.get(id(call)))
         if isinstance(run, Blocker):
             return run
         if run.step is None and run.shape == "dict":
@@ -132,49 +134,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                                                            for r in runs if r.feed_name)))
 
 
-def _imported(module: cst.Module) -> Set[str]:
-    """The names the module's imports bind (a module of the project may make variables)."""
-    out: Set[str] = set()
-    for node in nodes_of(module, (cst.Import, cst.ImportFrom)):
-        if isinstance(node.names, cst.ImportStar):
-            continue
-        for alias in node.names:
-            bound = alias.asname.name if alias.asname else alias.name
-            out.add(code(bound).split(".")[0])
-    return out
-
-
-def _names_read(node: cst.CSTNode) -> Tuple[str, ...]:
-    """The names a statement or expression reads (attribute names, keywords and the
-    assigned names aside)."""
-    skip: Set[int] = set()
-    for found in nodes_of(node, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Param,
-                                 cst.CompFor, cst.DictElement)):
-        if isinstance(found, cst.Attribute):
-            skip.add(id(found.attr))
-        elif isinstance(found, cst.Arg) and found.keyword is not None:
-            skip.add(id(found.keyword))
-        elif isinstance(found, cst.AssignTarget):
-            skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
-    return tuple(dict.fromkeys(n.value for n in nodes_of(node, (cst.Name,)) if id(n) not in skip))
-
-
-def _binds(stmt) -> Optional[Tuple[str, ...]]:
-    """The names ``a = ...`` / ``a, b = ...`` binds, else None."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
-            or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1:
-        return None
-    target = stmt.body[0].targets[0].target
-    if isinstance(target, cst.Name):
-        return (target.value,)
-    if isinstance(target, (cst.Tuple, cst.List)) and all(
-            isinstance(e.value, cst.Name) for e in target.elements):
-        return tuple(e.value.value for e in target.elements)
-    return None
-
-
 class _Reader:
-    """Classifies graph statements, then reads each run into its step."""
+    """Classifies the graph statements (``runs.read_run`` reads the runs over it)."""
 
     def __init__(self, plan: Plan, call_name: CallName, functions: Dict[str, cst.FunctionDef],
                  imported: Set[str]) -> None:
@@ -504,153 +465,6 @@ class _Reader:
         for made in self.slice(names):
             out += self.calls(made.stmt)
         return out
-
-    # -- runs --------------------------------------------------------------------------------
-    def run(self, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[Run, Blocker]:
-        """``sess.run(fetches, feed_dict)``, ``t.eval(feed_dict)`` or ``op.run(feed_dict)``."""
-        parts = _run_parts(call, self.plan.session)
-        if isinstance(parts, str):
-            return Blocker(parts)
-        fetched, feeds = parts
-        shape, items, keys = _fetch_items(fetched)
-        trains = tuple(isinstance(i, cst.Name) and i.value in self.trainings for i in items)
-        if any(trains) and shape == "dict":
-            return Blocker("a dict of fetches with a train op")
-        if assign is not None and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
-                                       and len(assign.targets[0].target.elements) == len(items)
-                                       and all(_ignored(e.value) for e, t in
-                                               zip(assign.targets[0].target.elements, trains) if t)):
-            assign = None
-        fed: List[Tuple[str, cst.BaseExpression]] = []
-        feed_name = feeds.value if isinstance(feeds, cst.Name) and feeds.value in self.named_feeds else None
-        if feed_name:
-            feeds = self.named_feeds[feed_name]
-        if feeds is not None:
-            if not isinstance(feeds, cst.Dict):
-                return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
-            for element in feeds.elements:
-                if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name)
-                        and element.key.value in self.placeholders):
-                    return Blocker("a feed of something other than a placeholder")
-                fed.append((element.key.value, element.value))
-        returns: List[Item] = []
-        reads: List[str] = []
-        trainings: List[Training] = []
-        for item, train in zip(items, trains):
-            if train:
-                trainings.append(self.trainings[item.value])
-                reads.append(trainings[-1].loss)
-                continue
-            if isinstance(item, cst.Name):
-                if item.value not in self.computed and item.value not in self.state:
-                    return Blocker(f"a fetch of {item.value!r}, which the native form cannot compute")
-                if item.value in self.state and len(self.state[item.value]) != 1:
-                    return Blocker(f"a fetch of the state {item.value!r}")
-                returns.append(item.value)
-                reads.append(item.value)
-            else:
-                why = self.forbidden(item)
-                if why:
-                    return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
-                returns.append(item)
-                reads.extend(_names_read(item))
-        trained = [v for t in trainings for v in t.variables]
-        if len(trained) != len({id(v) if not isinstance(v, str) else v for v in trained}):
-            return Blocker("a run of train ops that update the same variables (TF1 raced them)")
-        made = {expr for expr, _ in self.variables}
-        if not trainings and items and all(
-                isinstance(i, cst.Name) and i.value in self.state or code(i) in made for i in items):
-            return Run(call, None, shape, items, keys, (), trains, None)  # read where it stands
-        computed = self.slice(reads)
-        needed = {n for c in computed for n in c.reads} | set(reads)
-        # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)
-        params = tuple(p for p in self.placeholders if p in needed or feed_name and p in dict(fed))
-        missing = [p for p in params if p not in dict(fed)]
-        if missing:
-            return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
-        signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
-                     tuple(t.key for t in trainings), params)
-        step = steps.get(signature)
-        if step is None:
-            step = steps[signature] = Step(_step_name(returns, trainings), params, tuple(returns),
-                                           tuple(computed), tuple(trainings))
-        return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
-                   assign if any(trains) and shape != "single" else None, feed_name)
-
-
-def _bound(scope) -> Set[str]:
-    """The names the statements bind (assignments, loops, with-as, defs, imports)."""
-    out: Set[str] = set()
-    for stmt in scope:
-        for node in nodes_of(stmt, (cst.AssignTarget, cst.For, cst.WithItem, cst.AugAssign,
-                                    cst.FunctionDef, cst.ClassDef, cst.CompFor)):
-            target = getattr(node, "target", None) if not isinstance(node, cst.WithItem) else (
-                node.asname.name if node.asname else None)
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                out.add(node.name.value)
-            elif target is not None:
-                out |= {n.value for n in nodes_of(target, (cst.Name,))}
-    return out
-
-
-def _ignored(target) -> bool:
-    """``_`` (or ``_x``): a name for a value nobody reads, as a train op's None is."""
-    return isinstance(target, cst.Name) and target.value.startswith("_")
-
-
-def _contexts(scope):
-    """{id(value): assignment} of ``a, b = <call>``, and the ids of calls that are a whole
-    expression statement."""
-    assigns, alone = {}, set()
-    for stmt in scope:
-        for assign in nodes_of(stmt, (cst.Assign,)):
-            if len(assign.targets) == 1:
-                assigns[id(assign.value)] = assign
-        for expr in nodes_of(stmt, (cst.Expr,)):
-            alone.add(id(expr.value))
-    return assigns, alone
-
-
-def _run_parts(call: cst.Call, session: str):
-    """(what is fetched, the feed dict or None), or why the run cannot be read."""
-    func = call.func
-    if not isinstance(func, cst.Attribute):
-        return "a run that is not a method call"
-    allowed = ("fetches", "feed_dict") if isinstance(func.value, cst.Name) and func.value.value == session \
-        and func.attr.value == "run" else ("feed_dict", "session")
-    args: Dict[str, cst.BaseExpression] = {}
-    for at, arg in enumerate(call.args):
-        name = arg.keyword.value if arg.keyword else (allowed[at] if at < len(allowed) and not arg.star else None)
-        if name is None or name not in allowed or name in args:
-            return f"a run with {code(arg)[:40]!r}"
-        args[name] = arg.value
-    if allowed[0] == "fetches":
-        if "fetches" not in args:
-            return "a run without fetches"
-        return args["fetches"], args.get("feed_dict")
-    return func.value, args.get("feed_dict")  # t.eval(...) / op.run(...)
-
-
-def _fetch_items(fetched):
-    if isinstance(fetched, (cst.List, cst.Tuple)):
-        return ("list" if isinstance(fetched, cst.List) else "tuple",
-                tuple(e.value for e in fetched.elements), tuple(None for _ in fetched.elements))
-    if isinstance(fetched, cst.Dict) and all(isinstance(e, cst.DictElement) for e in fetched.elements):
-        return "dict", tuple(e.value for e in fetched.elements), tuple(code(e.key) for e in fetched.elements)
-    return "single", (fetched,), (None,)
-
-
-def _step_name(returns, trainings) -> str:
-    if trainings:
-        return "train_step"
-    names = [r for r in returns if isinstance(r, str)]
-    if names:
-        return "compute_" + "_".join(names[:2])
-    calls = [r for r in returns if isinstance(r, cst.Call) and isinstance(r.func, (cst.Name, cst.Attribute))]
-    if calls:
-        func = calls[0].func
-        return "compute_" + (func.value if isinstance(func, cst.Name) else func.attr.value)
-    return "compute"
 
 
 def _trainable(call: cst.Call) -> bool:

@@ -1,0 +1,65 @@
+"""Names read and bound by statements: what the native form's readers and the
+build-time check share (pure)."""
+from __future__ import annotations
+
+from typing import Optional, Set, Tuple
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, nodes_of
+
+
+def _imported(module: cst.Module) -> Set[str]:
+    """The names the module's imports bind (a module of the project may make variables)."""
+    out: Set[str] = set()
+    for node in nodes_of(module, (cst.Import, cst.ImportFrom)):
+        if isinstance(node.names, cst.ImportStar):
+            continue
+        for alias in node.names:
+            bound = alias.asname.name if alias.asname else alias.name
+            out.add(code(bound).split(".")[0])
+    return out
+
+
+def _names_read(node: cst.CSTNode) -> Tuple[str, ...]:
+    """The names a statement or expression reads (attribute names, keywords and the
+    assigned names aside)."""
+    skip: Set[int] = set()
+    for found in nodes_of(node, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Param,
+                                 cst.CompFor, cst.DictElement)):
+        if isinstance(found, cst.Attribute):
+            skip.add(id(found.attr))
+        elif isinstance(found, cst.Arg) and found.keyword is not None:
+            skip.add(id(found.keyword))
+        elif isinstance(found, cst.AssignTarget):
+            skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
+    return tuple(dict.fromkeys(n.value for n in nodes_of(node, (cst.Name,)) if id(n) not in skip))
+
+
+def _binds(stmt) -> Optional[Tuple[str, ...]]:
+    """The names ``a = ...`` / ``a, b = ...`` binds, else None."""
+    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
+            or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1:
+        return None
+    target = stmt.body[0].targets[0].target
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and all(
+            isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(e.value.value for e in target.elements)
+    return None
+
+
+def _bound(scope) -> Set[str]:
+    """The names the statements bind (assignments, loops, with-as, defs, imports)."""
+    out: Set[str] = set()
+    for stmt in scope:
+        for node in nodes_of(stmt, (cst.AssignTarget, cst.For, cst.WithItem, cst.AugAssign,
+                                    cst.FunctionDef, cst.ClassDef, cst.CompFor)):
+            target = getattr(node, "target", None) if not isinstance(node, cst.WithItem) else (
+                node.asname.name if node.asname else None)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                out.add(node.name.value)
+            elif target is not None:
+                out |= {n.value for n in nodes_of(target, (cst.Name,))}
+    return out
