@@ -3,7 +3,8 @@
 Each case runs its folder's rule alone. ``<case>.out.py`` exists only when the
 rule changes the file; ``<case>.findings`` lists ``LINE:COLUMN CODE message`` per finding
 (the message is pinned too: it is what the user reads). A case named ``<name>.keras3``
-runs for the Keras 3 target (``upgrade --keras 3``), the others for the default.
+runs for the Keras 3 target (``upgrade --keras 3``), one named ``<name>.shims`` writes
+Session programs in the shims form (``upgrade --programs shims``), the others use the default.
 
     python tests/fixture_cases.py --update   # rewrite expectations (review the diff!)
 """
@@ -28,7 +29,8 @@ def cases():
 
 
 def run(code, source, case=""):
-    target = Target(keras=3) if case.endswith(".keras3") else Target()
+    target = Target(keras=3) if case.endswith(".keras3") else \
+        Target(programs="shims") if case.endswith(".shims") else Target()
     return transform(source, [all_rules()[code]], target=target)
 
 

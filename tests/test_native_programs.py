@@ -75,15 +75,30 @@ def code_only(text):
     return "\n".join(line.split("#")[0] for line in text.splitlines() if not line.lstrip().startswith('"'))
 
 
+def upgraded(tmp_path, name, source):
+    """``source`` written as src/<name>.py and upgraded into out/: (its path, the migrated text)."""
+    (tmp_path / "src").mkdir(exist_ok=True)
+    legacy = tmp_path / "src" / f"{name}.py"
+    legacy.write_text(source)
+    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
+    assert done.returncode in (0, 1), done.stdout + done.stderr
+    return legacy, (tmp_path / "out" / f"{name}.py").read_text()
+
+
+def verified(legacy, migrated_path, tf1_python):
+    """`verify --program` of the two on TF 1.15 and TF 2.21: its JSON report, asserted equal."""
+    proc = cli("verify", legacy, migrated_path, "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    return report
+
+
 @pytest.mark.parametrize("kind", sorted(OPTIMIZERS))
 def test_a_session_program_becomes_native_tf2_and_equals_tf_1_15(kind, tmp_path, tf1_python):
     tf1_form, tf2_form = OPTIMIZERS[kind]
-    (tmp_path / "src").mkdir()
-    legacy = tmp_path / "src" / "mlp.py"
-    legacy.write_text(PROGRAM.format(optimizer=tf1_form))
-    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    migrated = (tmp_path / "out" / "mlp.py").read_text()
+    legacy, migrated = upgraded(tmp_path, "mlp", PROGRAM.format(optimizer=tf1_form))
     assert "with tf.GradientTape() as tape:" in migrated and "@tf.function" in migrated, migrated
     assert f"optimizer = {tf2_form}" in migrated, migrated
     left = set(TF1_LEFT.findall(code_only(migrated)))
@@ -94,12 +109,8 @@ def test_a_session_program_becomes_native_tf2_and_equals_tf_1_15(kind, tmp_path,
         assert "Keras' RMSprop starts its accumulator at 0, TF1's at 1" in said, said
     again = cli("upgrade", tmp_path / "out" / "mlp.py", "--no-cache")
     assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
-    proc = cli("verify", legacy, tmp_path / "out" / "mlp.py", "--program", "--tf1-python", tf1_python,
-               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
+    report = verified(legacy, tmp_path / "out" / "mlp.py", tf1_python)
     assert report["tf1"]["tensorflow"] == "1.15.5" and report["migrated_run"]["onednn"] is False
-    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
     assert report["init"]["shared"] and not report["init"]["not_used_by_migrated"], report["init"]
     names = {v["name"] for v in report["variables"]}
     slots = {"adam": {"Variable/Adam", "Variable/Adam_1", "beta1_power"}, "momentum": {"Variable/Momentum"},
@@ -221,22 +232,13 @@ def test_a_gan_and_two_train_ops_of_one_run_become_native_steps_equal_to_tf_1_15
     values before any update, then applies both. (A GAN training both networks in one run
     races in TF1 itself: the generator's gradient may read the discriminator before or after
     its update; `verify --repeat 2` shows it.)"""
-    (tmp_path / "src").mkdir()
-    legacy = tmp_path / "src" / f"{name}.py"
-    legacy.write_text(GAN if name == "gan" else TWO_MODELS)
-    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    migrated = (tmp_path / "out" / f"{name}.py").read_text()
+    legacy, migrated = upgraded(tmp_path, name, GAN if name == "gan" else TWO_MODELS)
     if name == "gan":
         assert "train_step(**feed_dict)" in migrated and "train_step_1(**feed_dict)" in migrated, migrated
     else:
         assert "tf.GradientTape(persistent=True)" in migrated, migrated
     assert not TF1_LEFT.findall(code_only(migrated)), migrated
-    proc = cli("verify", legacy, tmp_path / "out" / f"{name}.py", "--program", "--tf1-python", tf1_python,
-               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
-    assert proc.returncode in (0, 1), proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
-    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    report = verified(legacy, tmp_path / "out" / f"{name}.py", tf1_python)
     names = {v["name"] for v in report["variables"]}
     expected = ({"Variable_1/Adam", "Variable_3/Adam_1", "beta1_power", "beta1_power_1"} if name == "gan"
                 else {"w1", "w2/Adam", "w2/Adam_1", "beta1_power"})
@@ -276,12 +278,7 @@ with tf.Session() as sess:
 
 
 def test_tf_layers_become_keras_layers_made_once_with_tf1_names(tmp_path, tf1_python):
-    (tmp_path / "src").mkdir()
-    legacy = tmp_path / "src" / "cnn.py"
-    legacy.write_text(CNN)
-    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    migrated = (tmp_path / "out" / "cnn.py").read_text()
+    legacy, migrated = upgraded(tmp_path, "cnn", CNN)
     for made in ('conv1_layer = tf.keras.layers.Conv2D(filters=4, kernel_size=3, strides=1, padding="SAME", '
                  'activation=tf.nn.relu, name="conv1")',
                  'pool1_layer = tf.keras.layers.MaxPooling2D(2, strides=2, name="max_pooling2d")',
@@ -290,10 +287,7 @@ def test_tf_layers_become_keras_layers_made_once_with_tf1_names(tmp_path, tf1_py
                  "*output_layer.trainable_variables]"):
         assert made in migrated, migrated
     assert not TF1_LEFT.findall(code_only(migrated)) and "tf.layers" not in code_only(migrated), migrated
-    proc = cli("verify", legacy, tmp_path / "out" / "cnn.py", "--program", "--tf1-python", tf1_python,
-               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
-    report = json.loads(proc.stdout)
-    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    report = verified(legacy, tmp_path / "out" / "cnn.py", tf1_python)
     names = {v["name"] for v in report["variables"]}
     assert {"conv1/kernel", "conv2d/bias", "output/kernel/Adam_1"} <= names, names
 
@@ -346,21 +340,13 @@ with tf.Session() as sess:
 
 
 def test_get_variable_outside_scopes_becomes_a_named_tf_variable(tmp_path, tf1_python):
-    (tmp_path / "src").mkdir()
-    legacy = tmp_path / "src" / "xor.py"
-    legacy.write_text(GET_VARIABLE)
-    done = cli("upgrade", legacy, "--outtree", tmp_path / "out", "--no-cache")
-    assert done.returncode in (0, 1), done.stdout + done.stderr
-    migrated = (tmp_path / "out" / "xor.py").read_text()
+    legacy, migrated = upgraded(tmp_path, "xor", GET_VARIABLE)
     for made in ('W1 = tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[2, 8]), name="W1")',
                  'W2 = tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[8, 4]), name="W2")',
                  'W3 = tf.Variable(tf.constant(np.full([4, 1], 0.1, np.float32)), name="W3")'):
         assert made in migrated, migrated
     assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
-    proc = cli("verify", legacy, tmp_path / "out" / "xor.py", "--program", "--tf1-python", tf1_python,
-               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
-    report = json.loads(proc.stdout)
-    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    report = verified(legacy, tmp_path / "out" / "xor.py", tf1_python)
     assert {"W1", "W2", "W3", "bias1"} <= {v["name"] for v in report["variables"]}
 
 
@@ -392,3 +378,108 @@ def test_a_value_bound_again_after_the_graph_read_it_keeps_the_program_in_graph_
                    "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
         report = json.loads(proc.stdout)
         assert report["ok"], report["first_difference"]
+
+
+TIED = '''"""The autoencoder tutorials' forms: a model function whose parameters are named as the
+fed tensors are (`def model(X, w)`), a weight drawn from a random tensor bound first
+(`W_init = tf.random_uniform(...)`; TF1's initializer drew it once) and its transpose tied
+as the decoder's weight."""
+import numpy as np
+import tensorflow as tf
+
+tf.set_random_seed(3)
+rng = np.random.RandomState(2)
+data = rng.rand(40, 6).astype(np.float32)
+X = tf.placeholder("float", [None, 6])
+mask = tf.placeholder("float", [None, 6])
+W_init_max = 4 * np.sqrt(6. / (6 + 3))
+W_init = tf.random_uniform(shape=[6, 3], minval=-W_init_max, maxval=W_init_max, seed=9)
+W = tf.Variable(W_init, name="W")
+b = tf.Variable(tf.zeros([3]), name="b")
+W_prime = tf.transpose(W)
+b_prime = tf.Variable(tf.zeros([6]), name="b_prime")
+
+
+def model(X, mask, W, b, W_prime, b_prime):
+    hidden = tf.nn.sigmoid(tf.matmul(mask * X, W) + b)
+    return tf.nn.sigmoid(tf.matmul(hidden, W_prime) + b_prime)
+
+
+Z = model(X, mask, W, b, W_prime, b_prime)
+cost = tf.reduce_sum(tf.pow(X - Z, 2))
+train_op = tf.train.GradientDescentOptimizer(0.02).minimize(cost)
+with tf.Session() as sess:
+    tf.global_variables_initializer().run()
+    for i in range(20):
+        keep = rng.binomial(1, 0.7, data.shape)
+        sess.run(train_op, feed_dict={X: data, mask: keep})
+        if i % 5 == 0:
+            print(i, sess.run(cost, feed_dict={X: data, mask: np.ones_like(data)}))
+'''
+
+
+def test_parameters_named_as_placeholders_and_a_drawn_initial_value_stay_native(tmp_path, tf1_python):
+    """A function's own parameters are not the graph's placeholders; a random tensor only a
+    variable's initial value reads is drawn once, eagerly, where it was. Read by a step too
+    (TF1 drew it again at each run), the program keeps the GraphProgram form and says so."""
+    legacy, migrated = upgraded(tmp_path, "tied", TIED)
+    assert "W_init = tf.random.uniform(" in migrated.split("@tf.function")[0], migrated
+    assert "def train_step(X, mask):" in migrated and "GradientTape" in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
+    report = verified(legacy, tmp_path / "out" / "tied.py", tf1_python)
+    assert {"W", "b", "b_prime"} <= {v["name"] for v in report["variables"]}
+    redrawn = legacy.with_name("redrawn.py")
+    redrawn.write_text(TIED.replace("cost = tf.reduce_sum(", "cost = 0.0 * tf.reduce_sum(W_init) + tf.reduce_sum("))
+    said = cli("upgrade", redrawn, "--no-cache").stdout
+    assert "not written as native TF2 steps: the graph value 'W_init' is read by a variable's initial value " \
+           "and by the graph" in said, said
+
+
+SCOPED = '''"""The lab tutorials' scoped form: each layer's weights made in a variable scope (named
+`as scope`, never read) or a name scope, one pinned to the CPU, the weights printed where
+the graph is built, a model function fed through its own parameters."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(8)
+x_data = rng.rand(30, 4).astype(np.float32)
+y_data = np.eye(2, dtype=np.float32)[(x_data.sum(1) > 2).astype(int)]
+X = tf.placeholder(tf.float32, [None, 4])
+Y = tf.placeholder(tf.float32, [None, 2])
+with tf.variable_scope("layer1") as scope:
+    W1 = tf.get_variable("W", shape=[4, 6], initializer=tf.contrib.layers.xavier_initializer())
+    b1 = tf.Variable(tf.random_normal([6]))
+    L1 = tf.nn.relu(tf.matmul(X, W1) + b1)
+with tf.name_scope("layer2"):
+    W2 = tf.Variable(tf.random_normal([6, 2]), name="W")
+with tf.device("/cpu:0"):
+    b2 = tf.Variable(tf.zeros([2]), name="b2")
+    hypothesis = tf.matmul(L1, W2) + b2
+print(W1.shape, W2.name)
+cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(logits=hypothesis, labels=Y))
+train = tf.train.AdamOptimizer(0.05).minimize(cost)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for step in range(40):
+        c, _ = sess.run([cost, train], feed_dict={X: x_data, Y: y_data})
+        if step % 10 == 0:
+            print(step, c)
+'''
+
+
+def test_scoped_and_pinned_graph_blocks_keep_their_variables_and_tf1_names(tmp_path, tf1_python):
+    """Blocks of graph code under a name scope, a variable scope or a device: the variables
+    stay in the block (a variable scope written as TF2's name scope), so TF2 names them as
+    TF1 did; what the steps compute moves into them; a block left empty goes."""
+    legacy, migrated = upgraded(tmp_path, "scoped", SCOPED)
+    assert 'with tf.name_scope("layer1") as scope:\n    W1 = tf.Variable(' in migrated, migrated
+    assert 'with tf.device("/cpu:0"):\n    b2 = tf.Variable(tf.zeros([2]), name="b2")\n' in migrated, migrated
+    assert "print(W1.shape, W2.name)" in migrated.split("@tf.function")[0], migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
+    report = verified(legacy, tmp_path / "out" / "scoped.py", tf1_python)
+    assert {"layer1/W", "layer1/Variable", "layer2/W", "b2"} <= {v["name"] for v in report["variables"]}, \
+        report["variables"]
+    twice = legacy.with_name("twice.py")
+    twice.write_text(SCOPED.replace('with tf.name_scope("layer2"):', 'with tf.name_scope("layer1"):'))
+    said = cli("upgrade", twice, "--no-cache").stdout
+    assert "not written as native TF2 steps: two scopes named 'layer1'" in said, said

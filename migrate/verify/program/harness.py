@@ -369,7 +369,9 @@ def _native_creator(next_creator, **kwargs):
     path = _keras_layer_path(variable)
     if path is None and not (tf.executing_eagerly() and _made_by_program()):
         return variable
-    name = path or _tf1_unique((kwargs.get("name") or "Variable").split(":")[0])
+    # made eagerly, a variable's name has its name scopes (``layer1/W``), as TF1's had
+    made = getattr(variable, "name", None) if tf.executing_eagerly() else None
+    name = path or _tf1_unique((made or kwargs.get("name") or "Variable").split(":")[0])
     graph = _NATIVE["graph"]
     if not any(g is graph for g in state["order"]):
         state["order"].append(graph)

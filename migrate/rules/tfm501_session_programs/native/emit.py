@@ -46,6 +46,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                 leading_lines=_blank_lines(updated.leading_lines)))
     for stmt in program.seeds:
         finding.replace(_value(stmt).func, cst.parse_expression(f"{tf}.random.set_seed"))
+    for call in program.variable_scopes:
+        finding.replace(call.func, cst.parse_expression(f"{tf}.name_scope"))
     for stmt in program.dropped:
         finding.remove(stmt)
     for call in program.removals:
@@ -88,15 +90,17 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                 leading_lines=_blank_lines(updated.leading_lines)))
     _keep_leading_lines(finding, stmts[:session_at], gone)
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
+    moved_parts = {i for step in program.steps for c in step.computed for i in _ids(c.stmt)}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
     for call in program.get_variables:  # written anew: the renames of its parts go with it
         dead |= _ids(call)
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
                  *(r.call.func for r in program.runs),
-                 *(_value(s).func for s in program.seeds),
+                 *(_value(s).func for s in program.seeds), *(c.func for c in program.variable_scopes),
                  *(o.call.func for o in program.optimizers if o.keras is not None),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
-        dead |= _ids(node)
+        # a block of graph code goes; the findings of what moved out of it stay
+        dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
 
 

@@ -99,6 +99,7 @@ class NativeProgram:
     optimizers: Tuple[Optimizer, ...]
     layers: Tuple[Layer, ...]
     get_variables: Tuple[cst.Call, ...]         # tf.get_variable(...): written as tf.Variable(...)
+    variable_scopes: Tuple[cst.Call, ...]       # tf.variable_scope("s") of state: tf.name_scope("s")
     steps: Tuple[Step, ...]
     runs: Tuple[Run, ...]
     evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values

@@ -29,7 +29,7 @@ from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
 from . import optimizers
 from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Step, Training
 from .runs import _contexts, read_run
-from .syntax import _binds, _bound, _imported, _names_read
+from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
@@ -48,6 +48,9 @@ NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("d
 NOT_KERAS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
              "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
              "pointwise_constraint", "reuse"}
+# blocks of graph code whose statements read as they would alone (the scope names variables
+# made in it, eagerly as in TF1; a device places them)
+SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 # graph code whose native form is not written here (state, collections, summaries, layers,
 # control flow over ops, assignments): a program using it converts through GraphProgram
@@ -94,7 +97,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
     reader = _Reader(plan, call_name, {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)},
-                     _imported(module))
+                     _imported(module), set(_names_read(module)))
     for stmt in graph:
         why = reader.statement(stmt)
         if why:
@@ -127,7 +130,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
-                         layers=tuple(reader.layers), get_variables=tuple(dict.fromkeys(reader.get_variables)),
+                         layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
+                         get_variables=tuple(dict.fromkeys(reader.get_variables)),
                          steps=tuple(steps.values()), runs=tuple(runs),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
@@ -138,8 +142,9 @@ class _Reader:
     """Classifies the graph statements (``runs.read_run`` reads the runs over it)."""
 
     def __init__(self, plan: Plan, call_name: CallName, functions: Dict[str, cst.FunctionDef],
-                 imported: Set[str]) -> None:
+                 imported: Set[str], module_reads: Set[str]) -> None:
         self.plan, self.call_name, self.module_functions = plan, call_name, functions
+        self.module_reads = module_reads  # every name the module reads
         self.vetted: Dict[str, Optional[str]] = {}
         self.imported = imported
         self.placeholders: List[str] = []
@@ -147,6 +152,9 @@ class _Reader:
         # every variable (or a layer's), in creation order
         self.variables: List[Tuple[Union[str, Layer], bool]] = []
         self.computed: Dict[str, Computed] = {}
+        self.scopes: Set[str] = set()  # name scopes of graph blocks
+        self.variable_scopes: List[cst.Call] = []  # written as tf.name_scope
+        self.once: Set[str] = set()  # computed once, eagerly, for variables' initial values
         self.order: List[Computed] = []
         self.functions: Set[str] = set()
         self.optimizers: Dict[str, Optimizer] = {}
@@ -216,15 +224,20 @@ class _Reader:
             return None
         binds = _binds(stmt)
         first = code(stmt).strip().splitlines()[0][:60]
+        if isinstance(stmt, cst.With):
+            return self.block(stmt, first)
         if isinstance(stmt, cst.BaseCompoundStatement):
             return f"graph code in a block ({first!r})"
         if binds is None:
-            return f"the graph statement {first!r}, which binds no plain names"
+            return self.standalone(stmt, first)
         if any(b in self.state or b in self.placeholders or b in self.trainings or b in self.optimizers
                for b in binds):
             return f"the graph name {binds[0]!r} is bound twice"
         # graph code may rebind its own names (`L1 = conv(X)`, `L1 = tf.nn.relu(L1)`): each
         # read is of the binding above it; not in the session's block, where runs come between
+        once = [n for n in _names_read(stmt) if n in self.once]
+        if once:  # TF1 computed it again for this reader, once for the variable
+            return f"the graph value {once[0]!r} is read by a variable's initial value and by the graph"
         again = [b for b in binds if b in self.computed]
         if again and (stmt in plan.hoisted or any(b in self.losses for b in again)):
             return f"the graph name {again[0]!r} is bound twice"
@@ -256,6 +269,49 @@ class _Reader:
             self.computed[key] = computed
         self.order.append(computed)
         self.dropped.append(stmt)
+        return None
+
+    def standalone(self, stmt, first: str) -> Optional[str]:
+        """``print(W1, W5)`` among graph statements: a statement binding nothing that reads
+        the state and Python values only stays where it is, run eagerly once, as TF1 ran it
+        once when it built the graph (a variable prints its value too)."""
+        graph = set(self.placeholders) | set(self.computed) | set(self.trainings) | set(self.optimizers)
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+                and isinstance(stmt.body[0], cst.Expr)) or graph & set(_names_read(stmt)) \
+                or self.forbidden(stmt):
+            return f"the graph statement {first!r}, which binds no plain names"
+        return None
+
+    def block(self, block: cst.With, first: str) -> Optional[str]:
+        """``with tf.name_scope("layer1"):``, ``tf.variable_scope("layer1")`` or
+        ``tf.device("/cpu:0")`` over graph statements: each is read as if it stood alone;
+        the variables stay in the block (eagerly, TF2's name scope names them as TF1's
+        scopes did, a variable scope's ``get_variable`` included), what steps compute moves
+        into them. Gone when nothing stays in it."""
+        for item in block.items:
+            name = self.call_name(item.item)
+            named = item.asname is not None and not (  # `as scope`, never read: as TF2's scope
+                isinstance(item.asname.name, cst.Name) and item.asname.name.value not in self.module_reads)
+            if name not in SCOPES or named or len(item.item.args) != 1 \
+                    or item.item.args[0].keyword is not None \
+                    or not isinstance(item.item.args[0].value, cst.SimpleString):
+                return f"graph code in a block ({first!r})"
+            if name != "tf.device":
+                scope = item.item.args[0].value.evaluated_value
+                if scope in self.scopes:  # TF1 named the second one scope_1 (or reused it)
+                    return f"two scopes named {scope!r}"
+                self.scopes.add(scope)
+            if name == "tf.variable_scope":  # (a string: neither reuse nor a default name)
+                self.variable_scopes.append(item.item)
+        body = block.body.body
+        if not all(isinstance(inner, cst.SimpleStatementLine) for inner in body):
+            return f"graph code in a block ({first!r})"
+        for inner in body:
+            why = self.statement(inner)
+            if why:
+                return why
+        if all(inner in self.dropped for inner in body):
+            self.dropped.append(block)
         return None
 
     def layer_calls(self, value, binds) -> Optional[str]:
@@ -300,7 +356,8 @@ class _Reader:
         if why:
             return f"{func.name.value}() uses {why}"
         graph = set(self.placeholders) | set(self.computed)
-        read = [n for n in _names_read(func.body) if n in graph]
+        defaults = [p.default for p in nodes_of(func.params, (cst.Param,)) if p.default is not None]
+        read = [n for n in (*_free_names(func), *(r for d in defaults for r in _names_read(d))) if n in graph]
         if read:
             return f"{func.name.value}() reads the graph value {read[0]!r}"
         self.functions.add(func.name.value)
@@ -314,8 +371,10 @@ class _Reader:
         key = binds[0]
         graph = set(self.placeholders) | set(self.computed)
         read = [n for n in _names_read(value) if n in graph]
-        if read:
-            return f"the variable {key!r} is made from the graph value {read[0]!r}"
+        for name in read:
+            why = self._made_once(name)
+            if why:
+                return f"the variable {key!r} is made from the graph value {name!r}, {why}"
         if isinstance(value, cst.Dict):
             items = [(f"{key}[{code(e.key)}]", e.value) for e in value.elements
                      if isinstance(e, cst.DictElement)]
@@ -329,6 +388,29 @@ class _Reader:
         made = tuple((expr, _trainable(call)) for expr, call in items)
         self.state[key] = made
         self.variables.extend(made)
+        return None
+
+    def _made_once(self, name: str) -> Optional[str]:
+        """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
+        initializer computed it once, so it stays where it was, computed eagerly once. Why
+        it cannot (it reads a placeholder or the state, or steps read it too), else None."""
+        if name in self.once:
+            return None
+        made = self.computed.get(name)
+        if made is None:
+            return "which is fed"
+        if made.binds != (name,) or any(name in c.reads for c in self.order if c is not made):
+            return "which the graph reads too (TF1 computes it again at each run)"
+        for read in made.reads:
+            if read in self.placeholders or read in self.state:
+                return f"which reads {read!r}"
+            if read in self.computed:
+                why = self._made_once(read)
+                if why:
+                    return why
+        self.once.add(name)
+        self.order.remove(made)
+        self.dropped.remove(made.stmt)
         return None
 
     def _made_by_helper(self, value) -> bool:

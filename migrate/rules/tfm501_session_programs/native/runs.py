@@ -68,6 +68,9 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     if not trainings and items and all(
             isinstance(i, cst.Name) and i.value in reader.state or code(i) in made for i in items):
         return Run(call, None, shape, items, keys, (), trains, None)  # read where it stands
+    once = [n for n in reads if n in reader.once]
+    if once:  # TF1 computed it again for the run, once for the variable made from it
+        return Blocker(f"a fetch of {once[0]!r}, which a variable's initial value reads too")
     computed = reader.slice(reads)
     needed = {n for c in computed for n in c.reads} | set(reads)
     # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)

@@ -23,17 +23,27 @@ def _imported(module: cst.Module) -> Set[str]:
 
 def _names_read(node: cst.CSTNode) -> Tuple[str, ...]:
     """The names a statement or expression reads (attribute names, keywords and the
-    assigned names aside)."""
+    names assigned or bound by ``as`` aside)."""
     skip: Set[int] = set()
     for found in nodes_of(node, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Param,
-                                 cst.CompFor, cst.DictElement)):
+                                 cst.CompFor, cst.DictElement, cst.AsName)):
         if isinstance(found, cst.Attribute):
             skip.add(id(found.attr))
         elif isinstance(found, cst.Arg) and found.keyword is not None:
             skip.add(id(found.keyword))
         elif isinstance(found, cst.AssignTarget):
             skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
+        elif isinstance(found, cst.AsName):  # `with ... as scope`, `import x as y`: bound
+            skip |= {id(n) for n in nodes_of(found.name, (cst.Name,))}
     return tuple(dict.fromkeys(n.value for n in nodes_of(node, (cst.Name,)) if id(n) not in skip))
+
+
+def _free_names(func: cst.FunctionDef) -> Tuple[str, ...]:
+    """The names a function reads from outside it: read in its body, neither its
+    parameters nor bound anywhere in it (Python makes those local)."""
+    params = {p.name.value for p in nodes_of(func.params, (cst.Param,))}
+    local = params | _bound(func.body.body)
+    return tuple(n for n in _names_read(func.body) if n not in local)
 
 
 def _binds(stmt) -> Optional[Tuple[str, ...]]:
