@@ -437,7 +437,7 @@ def test_parameters_named_as_placeholders_and_a_drawn_initial_value_stay_native(
 
 SCOPED = '''"""The lab tutorials' scoped form: each layer's weights made in a variable scope (named
 `as scope`, never read) or a name scope, one pinned to the CPU, the weights printed where
-the graph is built, a model function fed through its own parameters."""
+the graph is built; the model trained and its accuracy read."""
 import numpy as np
 import tensorflow as tf
 
@@ -458,23 +458,29 @@ with tf.device("/cpu:0"):
 print(W1.shape, W2.name)
 cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(logits=hypothesis, labels=Y))
 train = tf.train.AdamOptimizer(0.05).minimize(cost)
+accuracy = tf.reduce_mean(tf.cast(tf.equal(tf.argmax(hypothesis, 1), tf.argmax(Y, 1)), tf.float32))
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for step in range(40):
         c, _ = sess.run([cost, train], feed_dict={X: x_data, Y: y_data})
         if step % 10 == 0:
             print(step, c)
+    print("accuracy", sess.run(accuracy, {X: x_data, Y: y_data}))
 '''
 
 
 def test_scoped_and_pinned_graph_blocks_keep_their_variables_and_tf1_names(tmp_path, tf1_python):
     """Blocks of graph code under a name scope, a variable scope or a device: the variables
     stay in the block (a variable scope written as TF2's name scope), so TF2 names them as
-    TF1 did; what the steps compute moves into them; a block left empty goes."""
+    TF1 did; what the steps compute moves into them; a block left empty goes. The model the
+    two steps share is one function both call."""
     legacy, migrated = upgraded(tmp_path, "scoped", SCOPED)
     assert 'with tf.name_scope("layer1") as scope:\n    W1 = tf.Variable(' in migrated, migrated
     assert 'with tf.device("/cpu:0"):\n    b2 = tf.Variable(tf.zeros([2]), name="b2")\n' in migrated, migrated
     assert "print(W1.shape, W2.name)" in migrated.split("@tf.function")[0], migrated
+    # the model both steps compute, written once: the loss and the accuracy follow it
+    assert "def forward(X):\n    L1 = tf.nn.relu(" in migrated and migrated.count("hypothesis = forward(X)") == 2, \
+        migrated
     assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
     report = verified(legacy, tmp_path / "out" / "scoped.py", tf1_python)
     assert {"layer1/W", "layer1/Variable", "layer2/W", "b2"} <= {v["name"] for v in report["variables"]}, \

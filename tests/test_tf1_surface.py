@@ -165,6 +165,7 @@ def test_mnist_tutorial_script_runs_and_trains_the_same(tmp_path, tf1_python, re
     script, migrated = upgrade(tmp_path, "tutorial.py", MNIST_SCRIPT.replace(", seed=3", reader_seed))
     assert "tensorflow.examples" not in migrated and "Session" not in migrated
     assert "GradientTape" in migrated  # the native form: eager steps, TF2's global seed
+    assert migrated.count("apply_gradients") == 1  # `train_step.run(feed)` calls the step returning the loss
     assert migrated.index("tf.random.set_seed(7)") < migrated.index("read_data_sets")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
     env.pop("TF_USE_LEGACY_KERAS", None)

@@ -2,14 +2,15 @@
 
 The state stays where it was; placeholders, initializers and the graph's computations go;
 each optimizer is made where the TF1 one was (the Keras optimizer proven equal, else the
-TF1 one); before the session, one ``@tf.function`` step per kind of run: the computations
-it needs, under a ``tf.GradientTape`` where it trains, then ``apply_gradients`` over the
+TF1 one); before the session, the computation several steps share as one plain function
+(``forward``), then one ``@tf.function`` step per kind of run: the computations it needs
+(the shared ones as a call of it), under a ``tf.GradientTape`` where it trains, then ``apply_gradients`` over the
 variables minimize trained; the session's block follows, its runs calling the steps (their
 results as numpy, as ``sess.run`` gave them).
 """
 from __future__ import annotations
 
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
@@ -20,7 +21,7 @@ from migrate.codemod.tf1_layers import LAYERS
 from ..convert import Converter, _as_moved
 from ..syntax import _ids, _value
 from . import optimizers, read
-from .model import Layer, NativeProgram, Optimizer, Run, Step
+from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
 from .runs import _fetch_items, _run_parts
 
 
@@ -70,13 +71,16 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
             finding.replace(run.call, lambda updated, run=run, caller=caller: _result(run, caller(updated)))
     local = {k: fresh_name(ctx, k) for k in ("tape", "variables", "gradients")}
     specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
+    forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
     def definitions() -> list:
         out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers]
         if out and at_module:
             out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
-        return out + [_step(ctx, step, names[id(step)], tf, local, made, captured, layers, specs).with_changes(
-            leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
+        if forward is not None:
+            out.append(_forward(ctx, *forward).with_changes(leading_lines=_blank_lines([]) if at_module else []))
+        return out + [_step(ctx, step, names[id(step)], tf, local, made, captured, layers, specs, forward)
+                      .with_changes(leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
 
     if isinstance(anchor, cst.With):
         finding.replace(anchor, lambda updated: cst.FlattenSentinel(
@@ -89,6 +93,12 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
             finding.replace(following, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
     _keep_leading_lines(finding, stmts[:session_at], gone)
+    _drop_superseded(ctx, finding, program, anchor)
+
+
+def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> None:
+    """The other rules' findings on what this edit removes or writes anew go: a block of
+    graph code goes, the findings of what moved out of it into the steps stay."""
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     moved_parts = {i for step in program.steps for c in step.computed for i in _ids(c.stmt)}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
@@ -99,7 +109,6 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                  *(_value(s).func for s in program.seeds), *(c.func for c in program.variable_scopes),
                  *(o.call.func for o in program.optimizers if o.keras is not None),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
-        # a block of graph code goes; the findings of what moved out of it stay
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
 
@@ -322,13 +331,39 @@ def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: s
         cst.Call(cst.parse_expression(f"{tf}.keras.layers.{layer.keras}"), args))])
 
 
+def _moved(ctx, computed) -> list:
+    """Statements moved into a function, as the other edits left them, with their comments."""
+    return [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
+            for s in _as_moved(ctx.facts, [c.stmt for c in computed])]
+
+
+def _computed(ctx, step: Step, forward: Optional[Tuple[Forward, str]]) -> list:
+    """What a step computes: its statements, the shared ones as a call of the forward
+    function where the first of them stood (``hypothesis = forward(X, keep_prob)``)."""
+    shared = {id(c) for c in forward[0].computed} if forward else set()
+    at = next((i for i, c in enumerate(step.computed) if id(c) in shared), None)
+    if at is None:
+        return _moved(ctx, step.computed)
+    made, name = forward
+    call = f"{name}({', '.join(made.params)})"
+    line = cst.parse_statement(f"{', '.join(made.outputs)} = {call}\n")
+    rest = [c for c in step.computed[at:] if id(c) not in shared]
+    return [*_moved(ctx, step.computed[:at]), line, *_moved(ctx, rest)]
+
+
+def _forward(ctx, made: Forward, name: str) -> cst.FunctionDef:
+    """``def forward(X, keep_prob): <the shared statements> return hypothesis``."""
+    func = cst.parse_statement(f"def {name}({', '.join(made.params)}):\n    pass\n")
+    body = [*_moved(ctx, made.computed), cst.parse_statement(f"return {', '.join(made.outputs)}\n")]
+    return func.with_changes(body=func.body.with_changes(body=body))
+
+
 def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
           captured: Dict[int, cst.BaseExpression], layers: Dict[int, str],
-          specs: Dict[str, str]) -> cst.FunctionDef:
+          specs: Dict[str, str], forward: Optional[Tuple[Forward, str]]) -> cst.FunctionDef:
     """``@tf.function(input_signature=[...])`` (the placeholders' dtypes and shapes: values
     are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes."""
-    body = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
-            for s in _as_moved(ctx.facts, [c.stmt for c in step.computed])]
+    body = _computed(ctx, step, forward)
     returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
     if step.trainings:
         tape = local["tape"]

@@ -91,6 +91,15 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Forward:
+    """The statements several steps share (the model), written once as a plain function
+    each of those steps calls where the first of them stood."""
+    params: Tuple[str, ...]           # the placeholders they read, in their order of creation
+    computed: Tuple[Computed, ...]    # the shared statements, in the program's order
+    outputs: Tuple[str, ...]          # what the steps read of them afterwards
+
+
+@dataclass(frozen=True)
 class NativeProgram:
     """A Session program as native TF2: state made once where it was, steps, runs."""
     dropped: Tuple[cst.BaseStatement, ...]     # placeholders, initializers, moved graph code
@@ -105,3 +114,4 @@ class NativeProgram:
     evaluated: Tuple[cst.Call, ...]             # sess.run of TensorFlow on Python values
     feed_literals: Tuple[cst.Dict, ...]         # dicts fed by name: their keys become strings
     removals: Tuple[cst.Call, ...]              # initializer runs, close()
+    forward: Optional[Forward] = None           # the computation the steps share

@@ -17,6 +17,7 @@ native form is written only where its meaning is TF1's by construction:
 from __future__ import annotations
 
 import builtins
+from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -26,7 +27,7 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import optimizers
+from . import forward, optimizers
 from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Step, Training
 from .runs import _contexts, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
@@ -127,15 +128,34 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         fetched = call.args[0].value if call.args else None
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
+    runs = _train_runs_merged(runs)
+    kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
     return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
                          get_variables=tuple(dict.fromkeys(reader.get_variables)),
-                         steps=tuple(steps.values()), runs=tuple(runs),
+                         steps=kept, runs=tuple(runs),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
-                                                           for r in runs if r.feed_name)))
+                                                           for r in runs if r.feed_name)),
+                         forward=forward.share(kept, reader.placeholders))
+
+
+def _train_runs_merged(runs: List[Run]) -> List[Run]:
+    """A run of train ops alone (``train.run(feed)``) calls the step of a run fetching the
+    same train ops and their losses with the same feeds (``sess.run([train, loss], feed)``):
+    the losses are computed to train anyway, so one step serves both."""
+    steps = [r.step for r in runs if r.step is not None]
+    serving = {}
+    for step in steps:
+        if step.returns or not step.trainings:
+            continue
+        keys = [t.key for t in step.trainings]
+        serving[id(step)] = next((other for other in steps if other is not step
+                                  and [t.key for t in other.trainings] == keys and other.params == step.params
+                                  and set(other.returns) <= {t.loss for t in other.trainings}), None)
+    return [replace(r, step=serving[id(r.step)]) if serving.get(id(r.step)) is not None else r for r in runs]
 
 
 class _Reader:
