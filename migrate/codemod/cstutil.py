@@ -210,9 +210,13 @@ def taken_names(ctx) -> set:
     """Every identifier the file uses and every name reserved so far (once per file)."""
     taken = ctx.facts.identifiers
     if taken is None:
-        taken = ctx.facts.identifiers = identifiers(ctx.module) if ctx.tree is None \
-            else _tree_identifiers(ctx.tree)
+        taken = ctx.facts.identifiers = source_identifiers(ctx)
     return taken
+
+
+def source_identifiers(ctx) -> set:
+    """Every identifier the file's own code uses (not the names edits reserved since)."""
+    return identifiers(ctx.module) if ctx.tree is None else _tree_identifiers(ctx.tree)
 
 
 def fresh_name(ctx, wanted: str) -> str:

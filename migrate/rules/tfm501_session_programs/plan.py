@@ -52,6 +52,7 @@ class Plan:
     # (`NanTensorHook(loss)`, `SessionRunArgs(loss)`) become the names the program returns
     monitored: bool = False
     session_first: bool = False  # the session was made before the graph (InteractiveSession)
+    graph_end: Optional[int] = None  # then: the first statement after it that runs something
     handed: bool = False  # `self.sess = sess`: the object is handed its script's session (handed)
     anchorless: bool = False  # a graph object with no session of its own (objects): no anchor goes
     returns: List[str] = field(default_factory=list)  # keys build returns, fetched or not (objects)
@@ -162,7 +163,7 @@ class Planner:
         end = None if self_name or plan.placeholders or not seeds_only or blockers \
             else self._session_first_end(stmts, session_at, session)
         if end is not None:  # `sess = tf.InteractiveSession()` before the graph it runs
-            plan.session_first = True
+            plan.session_first, plan.graph_end = True, end
             functions += self._scan(stmts, range(session_at + 1, end), session_at, plan, blockers)
             region = range(end)
         if not plan.placeholders and not plan.graph and not blockers:

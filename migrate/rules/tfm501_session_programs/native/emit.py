@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, fresh_name
+from migrate.codemod.cstutil import code, fresh_name, source_identifiers
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
@@ -69,7 +69,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
             finding.replace(assign, lambda updated, run=run, caller=caller: _unpacked(updated, run, caller))
         else:
             finding.replace(run.call, lambda updated, run=run, caller=caller: _result(run, caller(updated)))
-    local = {k: fresh_name(ctx, k) for k in ("tape", "variables", "gradients")}
+    local = _local_names(ctx, ("tape", "variables", "gradients"))
     specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
@@ -85,15 +85,30 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     if isinstance(anchor, cst.With):
         finding.replace(anchor, lambda updated: cst.FlattenSentinel(
             [*definitions(), *_after_definitions(list(updated.body.body), at_module, updated.leading_lines)]))
-    else:
-        finding.insert_before(anchor, definitions)
+    else:  # (a session made before the graph: the steps follow the graph)
+        place = stmts[program.defined_at] if program.defined_at is not None else anchor
+        finding.insert_before(place, definitions)
         finding.remove(anchor)
-        following = next((s for s in stmts[session_at + 1:] if id(s) not in gone), None)
+        after = program.defined_at if program.defined_at is not None else session_at + 1
+        following = next((s for s in stmts[after:] if id(s) not in gone), None)
         if following is not None and at_module:
             finding.replace(following, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
-    _keep_leading_lines(finding, stmts[:session_at], gone)
+    _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)})
     _drop_superseded(ctx, finding, program, anchor)
+
+
+def _local_names(ctx, wanted) -> Dict[str, str]:
+    """Names local to the steps (``tape``, ``gradients``): any the file's own code does not
+    use (the steps of another program in the file may use them too)."""
+    original = source_identifiers(ctx)
+    out = {}
+    for name in wanted:
+        candidate, n = name, 1
+        while candidate in original:
+            candidate, n = f"{name}_{n}", n + 1
+        out[name] = candidate
+    return out
 
 
 def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> None:

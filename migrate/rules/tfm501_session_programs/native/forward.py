@@ -47,7 +47,7 @@ def share(steps: Sequence[Step], placeholders: Sequence[str]) -> Optional[Forwar
             return None  # another statement of the step rebinds what the shared ones use
         later = [name for c in rest for name in c.reads] + _read_by(step.returns) + [
             t.loss for t in step.trainings]
-        outputs += [name for name in later if name in binds and name not in outputs]
+        outputs += [name for name in dict.fromkeys(later) if name in binds and name not in outputs]
     if not outputs:
         return None
     params = tuple(p for p in placeholders if p in reads)

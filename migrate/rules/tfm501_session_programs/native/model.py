@@ -115,3 +115,6 @@ class NativeProgram:
     feed_literals: Tuple[cst.Dict, ...]         # dicts fed by name: their keys become strings
     removals: Tuple[cst.Call, ...]              # initializer runs, close()
     forward: Optional[Forward] = None           # the computation the steps share
+    # where the definitions go: at the session (None), or for a session made before the
+    # graph, before the first statement after the graph that runs something (its index)
+    defined_at: Optional[int] = None

@@ -89,7 +89,6 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                        (plan.monitored or plan.scaffold is not None, "a monitored session"),
                        (plan.supervisor is not None, "a tf.train.Supervisor"),
                        (plan.workers is not None, "a program on a TF1 cluster"),
-                       (plan.session_first, "the session is made before the graph"),
                        (plan.handed or plan.anchorless, "the session is handed in")):
         if owned:
             return Blocker(why)
@@ -105,13 +104,15 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
-    rebound = sorted(_bound(stmts[session_at:]) & (set(reader.state) | reader.functions
-                                                   | {layer.makes + "_layer" for layer in reader.layers}))
+    # the session's block: after the session, or (made before the graph) after the graph
+    block = stmts[plan.graph_end:] if plan.session_first else stmts[session_at:]
+    rebound = sorted(_bound(block) & (set(reader.state) | reader.functions
+                                      | {layer.makes + "_layer" for layer in reader.layers}))
     if rebound:  # TF1's graph kept the object; a step would read the name's new value
         return Blocker(f"the session's block rebinds {rebound[0]!r}, which the graph reads")
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
-    assigns, alone = _contexts(stmts[session_at:])
+    assigns, alone = _contexts(stmts[session_at:])  # (the session's runs are all after it)
     reader.named_feeds = {a.targets[0].target.value: a.value for stmt in stmts
                           for a in nodes_of(stmt, (cst.Assign,))
                           if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
@@ -139,7 +140,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
                                                            for r in runs if r.feed_name)),
-                         forward=forward.share(kept, reader.placeholders))
+                         forward=forward.share(kept, reader.placeholders),
+                         defined_at=plan.graph_end if plan.session_first else None)
 
 
 def _train_runs_merged(runs: List[Run]) -> List[Run]:

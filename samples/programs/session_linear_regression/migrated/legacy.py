@@ -14,11 +14,16 @@ b = tf.Variable(tf.zeros([1]), name="bias")
 optimizer = tf.keras.optimizers.SGD(learning_rate=0.5)
 
 
+def forward(X, Y):
+    pred = tf.add(tf.matmul(X, W), b)
+    cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
+    return cost
+
+
 @tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32), tf.TensorSpec([None, 1], tf.float32)])
 def train_step(X, Y):
     with tf.GradientTape() as tape:
-        pred = tf.add(tf.matmul(X, W), b)
-        cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
+        cost = forward(X, Y)
     variables = [W, b]
     gradients = tape.gradient(cost, variables)
     optimizer.apply_gradients(zip(gradients, variables))
@@ -27,8 +32,7 @@ def train_step(X, Y):
 
 @tf.function(input_signature=[tf.TensorSpec([None, 1], tf.float32), tf.TensorSpec([None, 1], tf.float32)])
 def compute_cost(X, Y):
-    pred = tf.add(tf.matmul(X, W), b)
-    cost = tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * 16)
+    cost = forward(X, Y)
     return cost
 
 
