@@ -214,6 +214,16 @@ def taken_names(ctx) -> set:
     return taken
 
 
+def reuse_name(ctx, name: str) -> bool:
+    """Claim ``name``, a name of the file's own code whose every use an edit removes, for a
+    new binding of that edit; False when another edit claimed it first."""
+    if name in ctx.facts.reused:
+        return False
+    ctx.facts.reused.add(name)
+    taken_names(ctx).add(name)
+    return True
+
+
 def source_identifiers(ctx) -> set:
     """Every identifier the file's own code uses (not the names edits reserved since)."""
     return identifiers(ctx.module) if ctx.tree is None else _tree_identifiers(ctx.tree)

@@ -40,6 +40,7 @@ class FileFacts:
     lives on the rule instance (one per file), not here."""
 
     identifiers: Optional[Set[str]] = None  # cstutil.fresh_name: every Name used (and reserved)
+    reused: Set[str] = field(default_factory=set)  # cstutil.reuse_name: source names an edit rebinds
     new_tf_alias: Optional[str] = None  # FileContext.tf: the alias given to an added TF import
     tf1_file: Optional[bool] = None  # FileContext.is_tf1_file: the file uses TF1-only APIs
     graph_mode: Optional[bool] = None  # shared.in_graph_mode: the module switches to graph mode

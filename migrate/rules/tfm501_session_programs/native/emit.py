@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, fresh_name, source_identifiers
+from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, source_identifiers
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
@@ -30,7 +30,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     """The edits that write ``program`` natively, on ``finding`` (the rule's, at the session)."""
     anchor = stmts[session_at]
     tf = code(ctx.tf(finding, ""))
-    names = {id(step): fresh_name(ctx, step.name) for step in program.steps}
+    names = _step_names(ctx, program)
     layers = {id(layer): fresh_name(ctx, f"{layer.makes}_layer") for layer in program.layers}
     made_layers: Dict[int, cst.Call] = {}  # id(layer) -> its call as the fixes left it
     for layer in program.layers:
@@ -96,6 +96,22 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                 leading_lines=_blank_lines(updated.leading_lines)))
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)})
     _drop_superseded(ctx, finding, program, anchor)
+
+
+def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:
+    """Each step's name: ``train_step`` even where the TF1 train op was called so (the
+    tutorials' ``train_step = optimizer.minimize(loss)``), when every use of that name is
+    this program's and goes with the edit (the train op's statement, the runs of it); else
+    a name the file does not use."""
+    gone = [*program.dropped, *(t.stmt for s in program.steps for t in s.trainings), *(r.call for r in program.runs)]
+    out: Dict[int, str] = {}
+    for step in program.steps:
+        name = step.name
+        uses = [n for n in nodes_of(ctx.module, (cst.Name,)) if n.value == name]
+        ours = {id(n) for node in gone for n in nodes_of(node, (cst.Name,)) if n.value == name}
+        free = bool(uses) and all(id(n) in ours for n in uses) and reuse_name(ctx, name)
+        out[id(step)] = name if free else fresh_name(ctx, name)
+    return out
 
 
 def _local_names(ctx, wanted) -> Dict[str, str]:
