@@ -236,11 +236,17 @@ def fresh_name(ctx, wanted: str) -> str:
     base = re.sub(r"\W", "_", wanted) or "value"
     if base[0].isdigit():
         base = "layer_" + base
+    candidate = unused_name(base, taken)
+    taken.add(candidate)
+    return candidate
+
+
+def unused_name(base: str, taken: set) -> str:
+    """``base``, else ``base_1``, ``base_2``, ...: the first not in ``taken``."""
     candidate, n = base, 1
     while candidate in taken:
         candidate = f"{base}_{n}"
         n += 1
-    taken.add(candidate)
     return candidate
 
 

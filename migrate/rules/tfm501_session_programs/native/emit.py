@@ -4,9 +4,9 @@ The state stays where it was; placeholders, initializers and the graph's computa
 each optimizer is made where the TF1 one was (the Keras optimizer proven equal, else the
 TF1 one); before the session, the computation several steps share as one plain function
 (``forward``), then one ``@tf.function`` step per kind of run: the computations it needs
-(the shared ones as a call of it), under a ``tf.GradientTape`` where it trains, then ``apply_gradients`` over the
-variables minimize trained; the session's block follows, its runs calling the steps (their
-results as numpy, as ``sess.run`` gave them).
+(the shared ones as a call of it), under a ``tf.GradientTape`` where it trains, then
+``apply_gradients`` over the variables minimize trained; the session's block follows, its
+runs calling the steps (their results as numpy, as ``sess.run`` gave them).
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Callable, Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, source_identifiers
+from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, source_identifiers, unused_name
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
@@ -103,13 +103,15 @@ def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:
     tutorials' ``train_step = optimizer.minimize(loss)``), when every use of that name is
     this program's and goes with the edit (the train op's statement, the runs of it); else
     a name the file does not use."""
+    wanted = {step.name for step in program.steps}
     gone = [*program.dropped, *(t.stmt for s in program.steps for t in s.trainings), *(r.call for r in program.runs)]
+    uses = [n for n in nodes_of(ctx.module, (cst.Name,)) if n.value in wanted]
+    ours = {id(n) for node in gone for n in nodes_of(node, (cst.Name,)) if n.value in wanted}
     out: Dict[int, str] = {}
     for step in program.steps:
         name = step.name
-        uses = [n for n in nodes_of(ctx.module, (cst.Name,)) if n.value == name]
-        ours = {id(n) for node in gone for n in nodes_of(node, (cst.Name,)) if n.value == name}
-        free = bool(uses) and all(id(n) in ours for n in uses) and reuse_name(ctx, name)
+        mine = [n for n in uses if n.value == name]
+        free = bool(mine) and all(id(n) in ours for n in mine) and reuse_name(ctx, name)
         out[id(step)] = name if free else fresh_name(ctx, name)
     return out
 
@@ -118,13 +120,7 @@ def _local_names(ctx, wanted) -> Dict[str, str]:
     """Names local to the steps (``tape``, ``gradients``): any the file's own code does not
     use (the steps of another program in the file may use them too)."""
     original = source_identifiers(ctx)
-    out = {}
-    for name in wanted:
-        candidate, n = name, 1
-        while candidate in original:
-            candidate, n = f"{name}_{n}", n + 1
-        out[name] = candidate
-    return out
+    return {name: unused_name(name, original) for name in wanted}
 
 
 def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> None:

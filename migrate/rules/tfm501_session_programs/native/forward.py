@@ -8,7 +8,8 @@ return hypothesis``) that each step calls where the first of them stood.
 
 Pure: steps in, a :class:`~.model.Forward` or None out. The shared statements are those
 the most steps share (a loss shared by fewer stays in the steps that compute it), two
-statements at least (one shared line reads better where it is used); written only when it changes no meaning: they read nothing those steps compute apart from them
+statements at least (one shared line reads better where it is used); written only when
+it changes no meaning: they read nothing those steps compute apart from them
 (placeholders and the state only), and no other statement of those steps binds a name
 they bind or read.
 """
@@ -16,18 +17,16 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Sequence
 
-from .model import Computed, Forward, Item, Step
+from .model import Forward, Item, Step
 from .syntax import _names_read
 
 
 def share(steps: Sequence[Step], placeholders: Sequence[str]) -> Optional[Forward]:
     """The forward pass the steps share, else None."""
     users: Dict[int, List[int]] = {}
-    by_id: Dict[int, Computed] = {}
     for at, step in enumerate(steps):
         for computed in step.computed:
             users.setdefault(id(computed), []).append(at)
-            by_id[id(computed)] = computed
     by_steps = {key: tuple(at) for key, at in users.items() if len(at) > 1}
     if not by_steps:
         return None
