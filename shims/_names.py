@@ -60,6 +60,13 @@ TF1_SLOT = re.compile(r"/(Adam|Adam_\d+|Momentum|RMSProp|RMSProp_\d+|Adagrad|Ada
                       r"Ftrl|Ftrl_\d+|ExponentialMovingAverage)$|(^|/)beta[12]_power$")
 
 
+def keras3_only(target: str) -> bool:
+    """A name map target in Keras 3's optimizer layout (positional ``_variables``, the step
+    as ``_iterations``): not the layout of a module that runs on tf_keras."""
+    path = target.partition("#")[0]
+    return "/_variables/" in path or path.endswith("/_iterations")
+
+
 def is_tf1_slot(key: str) -> bool:
     return TF1_SLOT.search(key) is not None
 
@@ -162,7 +169,8 @@ class NameMap:
             raise ValueError('"files" must be an object of file -> names')
         for file, entries in files.items():
             for tf1, tf2 in pairs(entries, f'"files"/{file!r}').items():
-                prefixes.append((tf1.strip("/"), canonical(tf2, True).strip("/")))
+                # (a target's ``#scale=``/``#power=`` converts the value: ckpt convert --program)
+                prefixes.append((tf1.strip("/"), canonical(tf2.partition("#")[0], True).strip("/")))
         for tf1, tf2 in pairs(data.get("names", {}), '"names"').items():
             prefixes.append((tf1.strip("/"), canonical(tf2, True).strip("/")))
         listed = data.get("rules", [])

@@ -472,11 +472,13 @@ def _input_files(side: Side) -> List[str]:
 
 def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
             name_map: Optional[NameMap] = None, map_path: Optional[str] = None,
-            keras: str = "auto") -> Converted:
+            keras: str = "auto", layout: Optional[Callable[[str], List[str]]] = None) -> Converted:
     """Write ``old`` converted to the prefix ``out``: TF1 -> TF2 (``model``'s object
     layout, else a plain variable dict) or, with ``to="tf1"``, TF2 -> TF1 names. ``old``
     should be opened with ``slots=True, everything=True``: the plain layout carries every
     stored tensor; what a conversion leaves out is listed in the returned record.
+    ``layout(staged_prefix)``, when given, writes the TF2 checkpoint instead (a migrated
+    program's own layout: ``program.convert_program``) and returns what it left out.
 
     Nothing is lost: an output that would overwrite the input is refused before any work,
     and the checkpoint is written into a private folder next to ``out`` and moved into
@@ -515,6 +517,8 @@ def convert(old: Side, out: str, to: str = "tf2", model: Optional[str] = None,
         try:
             if to == "tf1":
                 left_out = _convert_to_tf1(old, staged, name_map or NameMap.empty())
+            elif layout is not None:
+                left_out = layout(staged)
             elif model:
                 _, generation, left_out = convert_model(old, staged, model, map_path, keras)
             else:

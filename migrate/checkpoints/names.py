@@ -39,6 +39,7 @@ is_bookkeeping = _names.is_bookkeeping
 is_global_step = _names.is_global_step
 is_slot = _names.is_slot
 is_tf1_slot = _names.is_tf1_slot
+keras3_only = _names.keras3_only
 match_names = _names.match_names
 merge = _names.merge
 object_path = _names.object_path

@@ -17,6 +17,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Type
 import libcst as cst
 
 from migrate.codemod.cstutil import child_fields as _child_fields
+from migrate.checkpoints.names import keras3_only
 from migrate.codemod.cstutil import fresh_name, is_chain_part, names_read, taken_names
 from migrate.codemod.cstutil import is_node as _is_node
 from migrate.codemod.errors import EngineError
@@ -651,6 +652,8 @@ def transform(source: str, rules: Sequence[Type[Rule]], fix: bool = True,
     if apply.deferred:
         new_module = new_module.visit(_Resolve(apply.deferred))
     imports = _target_imports([s for f in fixes for s in f.imports], target, source)
+    if "import shims.keras2" in imports:  # the module runs on tf_keras: no Keras 3 optimizer layout
+        names = {k: v for k, v in names.items() if not keras3_only(v)}
     new_module = _add_imports(new_module, imports)
     new_source, new_tree = _code(new_module, source, layout)
     bindings = ctx.resolver.bindings

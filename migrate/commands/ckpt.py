@@ -202,26 +202,41 @@ def ckpt_convert(
         help="With --model: the Keras generation whose "
                               "object layout to write: 3, 2 (tf_keras), or auto (what the "
                               "factory's module gets, as the migrated code does)."),
+    program: Optional[str] = typer.Option(None, "--program", metavar="FILE",
+        help="With --map: the migrated program (its file name in the map) whose "
+             "tf.train.Checkpoint to write, optimizer state and step included."),
 ) -> None:
-    """TF1 -> TF2 (a model's object layout with --model, else a plain variable dict), or --to tf1."""
+    """TF1 -> TF2 (a model's object layout with --model, a migrated program's checkpoint with
+    --program, else a plain variable dict), or --to tf1."""
     needs_tf()
     from migrate.checkpoints.ckpt import convert, open_side
     from migrate.checkpoints.names import is_slot, is_tf1_slot
+    from migrate.checkpoints.program import convert_program, program_entries, record_state
 
     if to not in ("tf1", "tf2"):
         fail("--to must be tf1 or tf2")
     if keras not in ("auto", "2", "3"):
         fail("--keras must be auto, 2 or 3")
+    if program and (not name_map or model or to != "tf2"):
+        fail("--program needs --map (the tf-migrate-names.json upgrade wrote), and neither --model nor --to tf1")
     mapping = _name_map(name_map)
+    entries = _ckpt_call(lambda: program_entries(name_map, program)) if program else None
     side = _ckpt_call(lambda: open_side(old, slots=True, everything=True))
-    done = _ckpt_call(lambda: convert(side, out, to, model, mapping, name_map, keras))
+    layout = (lambda staged: convert_program(side, staged, entries)) if entries else None
+    done = _ckpt_call(lambda: convert(side, out, to, model, mapping, name_map, keras, layout))
     kept = done.total - len(done.left_out)
     typer.echo(f"wrote {done.path}: {kept} of {done.total} tensors"
-               + (f" (the Keras {done.keras} object layout)" if done.keras else ""))
+               + (f" (the Keras {done.keras} object layout)" if done.keras else "")
+               + (f" (the checkpoint of {program})" if program else ""))
+    if program:
+        state, written = _ckpt_call(lambda: record_state(done.path))
+        if written:
+            typer.echo(f"wrote {state}: tf.train.latest_checkpoint of the folder is the conversion")
     if done.left_out:
         shown = ", ".join(done.left_out[:6]) + (f" and {len(done.left_out) - 6} more"
                                                 if len(done.left_out) > 6 else "")
-        why = "the model has no variable for them" if model else "they have no TF1 name"
+        why = ("the model has no variable for them" if model else
+               "the program's checkpoint has no place for them" if program else "they have no TF1 name")
         if any(is_slot(k) or is_tf1_slot(k) or k.startswith("optimizer/") for k in done.left_out):
             why += "; the optimizer's state starts fresh"
         typer.echo(f"not converted ({why}): {shown}")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -176,9 +177,22 @@ def _arrays(path: str) -> Dict[str, object]:
         return {k: data[k] for k in data.files}
 
 
+def _scoped_powers(old: dict, new: dict) -> dict:
+    """``new`` with a native program's ``beta1_power`` (Adam's step, which it has no name
+    scope for) named as TF1 named it under the scope of its ``minimize`` (``train/beta1_power``),
+    where TF1's run has exactly one such name for it."""
+    renamed = dict(new)
+    for name in [n for n in new if re.fullmatch(r"beta[12]_power(_\d+)?", n) and n not in old]:
+        scoped = [o for o in old if o.endswith("/" + name) and o not in new]
+        if len(scoped) == 1:
+            renamed[scoped[0]] = renamed.pop(name)
+    return renamed
+
+
 def _variables(old: dict, new: dict, rtol: float, atol: float) -> List[dict]:
     import numpy as np
 
+    new = _scoped_powers(old, new)
     out = []
     for name in sorted(set(old) | set(new)):
         a, b = old.get(name), new.get(name)
@@ -342,14 +356,17 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
         got = parse(lines_lib.read_lines(getattr(new, attr)))
         streams.append(lines_lib.compare(name, runs[0], got, rtol, atol, unstable))
         del runs, got  # a stream's records go once it is summed up
-    new_final = _arrays(new.final)
-    variables = _variables(_arrays(first.final), new_final, rtol, atol)
+    old_final, new_final = _arrays(first.final), _arrays(new.final)
+    variables = _variables(old_final, new_final, rtol, atol)
+    new_final = _scoped_powers(old_final, new_final)
     init_names = first.meta.get("init_names") or []
     loaded = set(new.meta.get("loaded") or [])
     # a native program's Keras optimizer starts its own state (zeros, TF1's start too) and
-    # reports it by TF1's slot names: compared at the end, not loaded at the start
-    own_state = {name for name in set(init_names) - loaded if name in new_final and "/" in name
-                 or name.startswith(("beta1_power", "beta2_power")) and name in new_final}
+    # reports it by TF1's slot names: compared at the end, not loaded at the start (a name
+    # of a file's later program is "name (graph 2)")
+    bare = {name: re.sub(r" \(graph \d+\)$", "", name) for name in set(init_names) - loaded}
+    own_state = {name for name, base in bare.items() if base in new_final and (
+        "/" in base or base.startswith(("beta1_power", "beta2_power")))}
     init = {"shared": first.meta.get("init") == "saved" and bool(loaded),
             "tf1_saved": len(init_names), "migrated_loaded": len(loaded),
             "not_used_by_migrated": sorted(set(init_names) - loaded - own_state),

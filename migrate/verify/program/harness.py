@@ -307,7 +307,7 @@ def _patch_programs(program_lib):
 # get the names TF1 gave the same variables made in the same order (TF1 made every name of
 # its graph unique: Variable, Variable_1, ...), load the TF1 run's initial values when they
 # are made, and are read at exit; its tf.function calls are its runs.
-_NATIVE = {"graph": object(), "variables": [], "names": {}}
+_NATIVE = {"graph": object(), "variables": [], "names": {}, "optimizers": []}
 _LIBRARIES = tuple(os.sep + part + os.sep for part in ("keras", "tf_keras", "shims", "absl"))
 
 
@@ -319,6 +319,8 @@ def _made_by_program():
         filename = frame.f_code.co_filename
         if os.sep.join(("", "tensorflow", "python", "training", "")) in filename:
             return False  # a TF1 optimizer's slot (read at exit by its TF1 name)
+        if os.sep.join(("", "tensorflow", "python", "checkpoint", "")) in filename:
+            return False  # tf.train.Checkpoint's save_counter: no TF1 variable
         if not filename.startswith("<") and os.sep + "tensorflow" + os.sep not in filename:
             return not any(part in filename for part in _LIBRARIES)
         frame = frame.f_back
@@ -359,9 +361,24 @@ def _keras_layer_path(variable):
     return path or variable.name.split(":")[0]
 
 
+def _keep_optimizer():
+    """The optimizer making a variable (its step count, its slots) is kept to the end: a
+    program may drop it before exit (the next model's optimizer bound to the same name),
+    and its state is read at exit."""
+    frame, depth = sys._getframe(2), 0
+    while frame is not None and depth < 40:
+        owner = frame.f_locals.get("self")
+        if owner is not None and "apply_gradients" in dir(type(owner)):
+            if not any(o is owner for o in _NATIVE["optimizers"]):
+                _NATIVE["optimizers"].append(owner)
+            return
+        frame, depth = frame.f_back, depth + 1
+
+
 def _native_creator(next_creator, **kwargs):
     variable = next_creator(**kwargs)
     tf = _NATIVE["tf"]
+    _keep_optimizer()
     # a Session's graph (graph mode) has its own watch (_patch_sessions); a step's trace
     # (a FuncGraph) makes the Keras layers it calls first
     if not tf.executing_eagerly() and not getattr(tf.compat.v1.get_default_graph(), "building_function", False):
@@ -447,36 +464,60 @@ def _tf1_optimizer_state(named, objects):
 
 
 def _native_optimizer_state():
+    """{id(graph): {TF1 slot name: value}}: each optimizer's state with the graph of the
+    variables it trains (a file of several programs, each its own TF1 graph)."""
     if not _NATIVE["variables"]:
         return {}
     import gc
     named = dict((id(v), n) for n, v, _ in _NATIVE["variables"])
-    objects = gc.get_objects()
-    out = _tf1_optimizer_state(named, objects)
-    keras = sys.modules.get("keras")
-    if keras is None:
-        return out
-    base = keras.optimizers.Optimizer
-    adams = 0
-    for optimizer in sorted([o for o in objects if isinstance(o, base)], key=_made_order):
+    graph_of = dict((id(v), g) for _, v, g in _NATIVE["variables"])
+    objects = list({id(o): o for o in gc.get_objects() + _NATIVE["optimizers"]}.values())
+    last = _NATIVE["variables"][-1][2]
+    out = {id(last): _tf1_optimizer_state(named, objects)}
+    # Keras 3's optimizers, and tf_keras' (a module that imports shims runs on it)
+    bases = tuple(module.optimizers.Optimizer for module in map(sys.modules.get, ("keras", "tf_keras"))
+                  if module is not None and hasattr(module, "optimizers"))
+    adams = {}
+    for optimizer in sorted([o for o in objects if bases and isinstance(o, bases)], key=_made_order):
         kind = type(optimizer).__name__
-        tracked = list(getattr(optimizer, "_trainable_variables", []))
+        tracked = list(getattr(optimizer, "_trainable_variables", None) or _indexed(optimizer))
+        keys = [id(getattr(v, "value", v)) if id(getattr(v, "value", v)) in named else id(v) for v in tracked]
+        graph = next((graph_of[k] for k in keys if k in graph_of), last)
+        values = out.setdefault(id(graph), {})
         for attr, slot, scale in _SLOTS.get(kind, ()):
-            for variable, value in zip(tracked, getattr(optimizer, attr, None) or []):
-                name = named.get(id(getattr(variable, "value", variable))) or named.get(id(variable))
+            if scale is None and not float(np.asarray(getattr(optimizer, "momentum", 0.0))):
+                continue  # tf_keras' SGD keeps momentums at 0 too: TF1's GradientDescent has none
+            for key, value in zip(keys, getattr(optimizer, attr, None) or []):
+                name = named.get(key)
                 if name is None:
                     continue
                 array = np.asarray(value.numpy())
                 if scale is None:  # Momentum: TF1 keeps the sum of gradients, Keras -lr times it
                     array = -array / float(np.asarray(optimizer.learning_rate))
-                out["%s/%s" % (name, slot)] = array
+                values["%s/%s" % (name, slot)] = array
         if kind == "Adam" and tracked:  # TF1's beta1_power, beta1_power_1, ... in order of making
             steps = int(np.asarray(optimizer.iterations))
-            suffix = "_%d" % adams if adams else ""
-            adams += 1
-            out["beta1_power" + suffix] = np.float32(optimizer.beta_1 ** (steps + 1))
-            out["beta2_power" + suffix] = np.float32(optimizer.beta_2 ** (steps + 1))
+            count = adams.get(id(graph), 0)
+            suffix = "_%d" % count if count else ""
+            adams[id(graph)] = count + 1
+            values["beta1_power" + suffix] = np.float32(optimizer.beta_1 ** (steps + 1))
+            values["beta2_power" + suffix] = np.float32(optimizer.beta_2 ** (steps + 1))
     return out
+
+
+def _indexed(optimizer):
+    """The variables a tf_keras optimizer was built over, in its slots' order (its
+    ``_index_dict`` of variable keys)."""
+    index = getattr(optimizer, "_index_dict", None) or {}
+    found = []
+    for _, variable, _ in _NATIVE["variables"]:
+        try:
+            key = optimizer._var_key(variable)
+        except Exception:
+            continue
+        if key in index:
+            found.append((index[key], variable))
+    return [v for _, v in sorted(found, key=lambda pair: pair[0])]
 
 
 def _made_order(optimizer):
@@ -557,7 +598,9 @@ def _finish():
             if array is not None:
                 next(v for g, v in graphs if g is graph)[name] = array
         try:
-            graphs[-1][1].update(_native_optimizer_state())
+            found = _native_optimizer_state()
+            for graph, values in graphs:
+                values.update(found.get(id(graph), {}))
         except Exception:
             pass  # the variables count without the optimizer's state
         for graph, values in graphs:

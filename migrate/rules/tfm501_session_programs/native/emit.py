@@ -18,9 +18,9 @@ from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, sour
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
-from ..convert import Converter, _as_moved
+from ..convert import Converter, _as_moved, _assigned_value
 from ..syntax import _ids, _value
-from . import optimizers, read
+from . import checkpoints, optimizers, read
 from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
 from .runs import _fetch_items, _run_parts
 
@@ -45,6 +45,9 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         if at_module and isinstance(before, (cst.FunctionDef, cst.ClassDef)):
             finding.replace(optimizer.stmt, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
+    tracked = checkpoints.keywords(program, made, layers)
+    checkpoint_lines = checkpoints.emit(ctx, finding, program, tracked, tf)
+    finding.names.update(checkpoints.names(program, tracked))
     for stmt in program.seeds:
         finding.replace(_value(stmt).func, cst.parse_expression(f"{tf}.random.set_seed"))
     for call in program.variable_scopes:
@@ -57,8 +60,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.replace(call, _as_variable(call, tf))
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
         finding.replace(literal, _string_keys)
-    for call in program.evaluated:
-        finding.replace(call, lambda updated: _numpy(updated.args[0].value))
+    _eager_edits(finding, program)
     for run in program.runs:
         if run.step is None:  # variables read where the run was: W.numpy()
             finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
@@ -75,6 +77,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
 
     def definitions() -> list:
         out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers]
+        out += checkpoint_lines
         if out and at_module:
             out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
         if forward is not None:
@@ -94,8 +97,21 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         if following is not None and at_module:
             finding.replace(following, lambda updated: updated.with_changes(
                 leading_lines=_blank_lines(updated.leading_lines)))
-    _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)})
+    moved = {id(c.stmt) for step in program.steps for c in step.computed}
+    _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor)
+
+
+def _eager_edits(finding: Finding, program: NativeProgram) -> None:
+    """What runs eagerly where it was: TensorFlow on Python values (``sess.run(tf.argmax(y,
+    1))``), a variable assigned a Python value, a second session's body."""
+    for call in program.evaluated:
+        finding.replace(call, lambda updated: _numpy(updated.args[0].value))
+    for call, key, how, used in program.assigns:  # sess.run(v.assign(value)): v.assign(value)
+        finding.replace(call, lambda updated, key=key, how=how, used=used: _assigned(updated, key, how, used))
+    for stmt in program.reopened:  # a second session restoring the program's variables: its body
+        finding.replace(stmt, lambda updated: cst.FlattenSentinel(
+            [updated.body.body[0].with_changes(leading_lines=updated.leading_lines), *updated.body.body[1:]]))
 
 
 def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:
@@ -135,6 +151,8 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> N
                  *(r.call.func for r in program.runs),
                  *(_value(s).func for s in program.seeds), *(c.func for c in program.variable_scopes),
                  *(o.call.func for o in program.optimizers if o.keras is not None),
+                 *([program.saver.stmt] if program.saver else []), *(s.call for s in program.saves),
+                 *(a[0] for a in program.assigns), *(item for stmt in program.reopened for item in stmt.items),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
@@ -176,6 +194,13 @@ def _initializer(original, updated, tf: str) -> cst.BaseExpression:
     return updated
 
 
+def _assigned(updated: cst.Call, key: str, how: str, used: bool) -> cst.BaseExpression:
+    """``sess.run(v.assign(value))`` -> ``v.assign(value)`` (its value, as the run gave it,
+    where it is read)."""
+    call = cst.parse_expression(f"{key}.{how}({code(_assigned_value(updated))})")
+    return _numpy(call) if used else call
+
+
 def _string_keys(updated: cst.Dict) -> cst.Dict:
     """``{x: a, y: b}`` -> ``{"x": a, "y": b}``: the step's keyword arguments."""
     return updated.with_changes(elements=[e.with_changes(key=cst.SimpleString(f'"{e.key.value}"'))
@@ -192,14 +217,16 @@ def _read_values(run: Run, updated: cst.Call, session: str) -> cst.BaseExpressio
     return cst.List(elements) if run.shape == "list" else cst.Tuple(elements)
 
 
-def _keep_leading_lines(finding: Finding, stmts, gone) -> None:
+def _keep_leading_lines(finding: Finding, stmts, gone, moved=frozenset()) -> None:
     """The blank lines and comments above statements that go stay, above the next statement
-    that stays (when it has none of its own)."""
+    that stays (when it has none of its own); the comments of a statement moved into the
+    steps go with it."""
     carry = None
     for stmt in stmts:
         if id(stmt) in gone:
-            if carry is None and stmt.leading_lines:
-                carry = list(stmt.leading_lines)
+            lines = [line for line in stmt.leading_lines if id(stmt) not in moved or line.comment is None]
+            if carry is None and lines:
+                carry = lines
             continue
         if carry and not stmt.leading_lines:
             finding.replace(stmt, lambda updated, lines=carry: updated.with_changes(leading_lines=lines)

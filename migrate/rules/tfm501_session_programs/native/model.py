@@ -60,6 +60,7 @@ class Training:
     # what it trains: TF1's var_list, else every trainable variable (a layer: its variables)
     variables: Tuple[Union[str, "Layer"], ...]
     global_step: Optional[str]        # a state variable minimize increments
+    scope: str = ""                   # the name scopes minimize ran in (TF1's ``train/beta1_power``)
 
 
 #: a fetched item: a graph key, or an expression written in the run (``tf.argmax(logits, 1)``)
@@ -100,6 +101,28 @@ class Forward:
 
 
 @dataclass(frozen=True)
+class Saver:
+    """``saver = tf.train.Saver()``: a ``tf.train.Checkpoint`` of what the Saver saved (the
+    state, layers and optimizers made before it), and a ``CheckpointManager`` where its
+    saves count checkpoints by a global step."""
+    stmt: cst.SimpleStatementLine
+    key: str                                   # the TF1 name of the Saver (``saver``)
+    tracked: Tuple[Union[str, Layer, Optimizer], ...]  # state keys, layers, optimizers, in order
+    max_to_keep: Optional[cst.BaseExpression]  # as TF1 was given it (None: TF1's 5)
+    directory: Optional[cst.BaseExpression]    # the managed saves' folder (None: no managed save)
+    checkpoint_name: Optional[cst.BaseExpression]  # their file name before ``-<step>``
+
+
+@dataclass(frozen=True)
+class Save:
+    """``saver.save(sess, path[, global_step=g])`` or ``saver.restore(sess, path)``."""
+    call: cst.Call
+    kind: str                                  # "save" (a global step: the manager's), "write", "restore"
+    path: cst.BaseExpression
+    step: Optional[cst.BaseExpression]         # the global step given to a save
+
+
+@dataclass(frozen=True)
 class NativeProgram:
     """A Session program as native TF2: state made once where it was, steps, runs."""
     dropped: Tuple[cst.BaseStatement, ...]     # placeholders, initializers, moved graph code
@@ -118,3 +141,12 @@ class NativeProgram:
     # where the definitions go: at the session (None), or for a session made before the
     # graph, before the first statement after the graph that runs something (its index)
     defined_at: Optional[int] = None
+    saver: Optional[Saver] = None               # tf.train.Saver: a tf.train.Checkpoint
+    saves: Tuple[Save, ...] = ()
+    # a state variable's expression (``W1``, ``weights['h1']``) -> its TF1 name (``layer1/W1``):
+    # what the name map pairs with the checkpoint's object paths
+    tf1_names: Tuple[Tuple[str, str], ...] = ()
+    # sess.run(v.assign(value)) of a Python value: (the run, the variable's key, assign /
+    # assign_add / assign_sub, whether its value is read): v.assign(value) where it was
+    assigns: Tuple[Tuple[cst.Call, str, str, bool], ...] = ()
+    reopened: Tuple[cst.With, ...] = ()         # sessions reopened to restore: their bodies stay

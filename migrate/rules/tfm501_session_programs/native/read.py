@@ -17,7 +17,6 @@ native form is written only where its meaning is TF1's by construction:
 from __future__ import annotations
 
 import builtins
-from dataclasses import replace
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
@@ -27,9 +26,9 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import forward, optimizers
-from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Step, Training
-from .runs import _contexts, read_run
+from . import checkpoints, forward, optimizers
+from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Saver, Step, Training
+from .runs import _assigns, _contexts, _train_runs_merged, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
@@ -65,18 +64,14 @@ NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras
               "tf.Session", "tf.InteractiveSession", "tf.get_local_variable", "tf.variable_scope",
               "tf.name_scope", "tf.device", "tf.random.set_seed", "tf.set_random_seed")
 PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's field
-    ("savers", "a tf.train.Saver (its native form, tf.train.Checkpoint, is not written yet)"),
-    ("saves", "a tf.train.Saver (its native form, tf.train.Checkpoint, is not written yet)"),
     ("writers", "a summary writer (tf.summary v2 is not written yet)"),
     ("session_graphs", "the session's graph is used"),
-    ("assigns", "a variable assigned by a run"),
     ("passed", "the session is passed to a function"),
     ("queue_runners", "queue runners"),
     ("collections", "a collection of variables read past the graph"),
     ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
     ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
-    ("program_of", "the session is run by a function"), ("reopened", "a second session"),
-    ("repeated", "graph code written twice"), ("scoped", "placeholders inside a scope"),
+    ("program_of", "the session is run by a function"), ("scoped", "placeholders inside a scope"),
     ("makers", "placeholders made by a function"), ("switches", "a graph-mode switch"),
     ("graph_savers", "a tf.train.Saver"), ("eager_runs", ""),
 )
@@ -130,8 +125,20 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
+    saver, saves = reader.saver, ()
+    if saver is not None:
+        done = checkpoints.saves(saver, plan.saves, stmts, session_at, module, call_name)
+        if isinstance(done, Blocker):
+            return done
+        saver, saves = done
+    why = checkpoints.reopened(reader, plan)
+    if why:
+        return Blocker(why)
+    assigns = _assigns(reader, plan, stmts)
+    if isinstance(assigns, Blocker):
+        return assigns
     kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
-    return NativeProgram(dropped=tuple(reader.dropped), seeds=tuple(reader.seeds),
+    return NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
@@ -141,23 +148,10 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
                                                            for r in runs if r.feed_name)),
                          forward=forward.share(kept, reader.placeholders),
-                         defined_at=plan.graph_end if plan.session_first else None)
+                         defined_at=plan.graph_end if plan.session_first else None,
+                         saver=saver, saves=saves, tf1_names=tuple(reader.tf1_names.items()),
+                         assigns=assigns, reopened=tuple(plan.reopened))
 
-
-def _train_runs_merged(runs: List[Run]) -> List[Run]:
-    """A run of train ops alone (``train.run(feed)``) calls the step of a run fetching the
-    same train ops and their losses with the same feeds (``sess.run([train, loss], feed)``):
-    the losses are computed to train anyway, so one step serves both."""
-    steps = [r.step for r in runs if r.step is not None]
-    serving = {}
-    for step in steps:
-        if step.returns or not step.trainings:
-            continue
-        keys = [t.key for t in step.trainings]
-        serving[id(step)] = next((other for other in steps if other is not step
-                                  and [t.key for t in other.trainings] == keys and other.params == step.params
-                                  and set(other.returns) <= {t.loss for t in other.trainings}), None)
-    return [replace(r, step=serving[id(r.step)]) if serving.get(id(r.step)) is not None else r for r in runs]
 
 
 class _Reader:
@@ -188,6 +182,13 @@ class _Reader:
         self.get_variables: List[cst.Call] = []  # tf.get_variable calls written as tf.Variable
         self.named_feeds: Dict[str, cst.Dict] = {}  # feed dicts bound once to a name
         self.allowed: Set[int] = set()  # ids of the layer calls written as Keras layers
+        self.saver: Optional[Saver] = None  # tf.train.Saver: a tf.train.Checkpoint
+        # TF1's names of the state (checkpoints.name_variables)
+        self.name_scopes: List[str] = []
+        self.variable_scope_names: List[str] = []
+        self.taken_names: Set[str] = set()
+        self.tf1_names: Dict[str, str] = {}
+        self.names_unsure = False
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -270,6 +271,8 @@ class _Reader:
             self.placeholders.append(binds[0])
             self.dropped.append(stmt)
             return None
+        if len(binds) == 1 and binds[0] in plan.savers:
+            return checkpoints.saver(self, stmt, binds[0], value)
         if len(binds) == 1 and (binds[0] in plan.inits or stmt in plan.late_inits or name in INITIALIZERS):
             self.dropped.append(stmt)
             return None
@@ -328,10 +331,19 @@ class _Reader:
         body = block.body.body
         if not all(isinstance(inner, cst.SimpleStatementLine) for inner in body):
             return f"graph code in a block ({first!r})"
-        for inner in body:
-            why = self.statement(inner)
-            if why:
-                return why
+        opened = [(self.call_name(item.item), item.item.args[0].value.evaluated_value) for item in block.items
+                  if self.call_name(item.item) != "tf.device"]
+        self.name_scopes += [scope for _, scope in opened]
+        self.variable_scope_names += [scope for kind, scope in opened if kind == "tf.variable_scope"]
+        try:
+            for inner in body:
+                why = self.statement(inner)
+                if why:
+                    return why
+        finally:
+            del self.name_scopes[len(self.name_scopes) - len(opened):]
+            del self.variable_scope_names[len(self.variable_scope_names)
+                                          - sum(kind == "tf.variable_scope" for kind, _ in opened):]
         if all(inner in self.dropped for inner in body):
             self.dropped.append(block)
         return None
@@ -408,6 +420,7 @@ class _Reader:
                 self._is_variable(v) or self._made_by_helper(v) for _, v in items):
             return f"the state {key!r} is not a tf.Variable or a literal of them"
         made = tuple((expr, _trainable(call)) for expr, call in items)
+        checkpoints.name_variables(self, items)
         self.state[key] = made
         self.variables.extend(made)
         return None
@@ -529,7 +542,7 @@ class _Reader:
         optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
         self.losses.add(loss)
         self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
-                                            step.value if step is not None else None)
+                                            step.value if step is not None else None, "/".join(self.name_scopes))
         if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
             self.dropped.append(stmt)
         return None

@@ -3,6 +3,7 @@ calls: its fetches (graph names, expressions, train ops), its feeds (a dict lite
 bound to a name), the placeholders its fetches need; pure, over the graph ``read`` read."""
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, Tuple, Union
 
 import libcst as cst
@@ -146,3 +147,31 @@ def _step_name(returns, trainings) -> str:
         func = calls[0].func
         return "compute_" + (func.value if isinstance(func, cst.Name) else func.attr.value)
     return "compute"
+
+
+def _train_runs_merged(runs: List[Run]) -> List[Run]:
+    """A run of train ops alone (``train.run(feed)``) calls the step of a run fetching the
+    same train ops and their losses with the same feeds (``sess.run([train, loss], feed)``):
+    the losses are computed to train anyway, so one step serves both."""
+    steps = [r.step for r in runs if r.step is not None]
+    serving = {}
+    for step in steps:
+        if step.returns or not step.trainings:
+            continue
+        keys = [t.key for t in step.trainings]
+        serving[id(step)] = next((other for other in steps if other is not step
+                                  and [t.key for t in other.trainings] == keys and other.params == step.params
+                                  and set(other.returns) <= {t.loss for t in other.trainings}), None)
+    return [replace(r, step=serving[id(r.step)]) if serving.get(id(r.step)) is not None else r for r in runs]
+
+
+def _assigns(reader, plan, stmts) -> Union[tuple, Blocker]:
+    """``sess.run(last_epoch.assign(epoch + 1))`` (a Python value into one variable of the
+    state): the variable's own ``assign``, eagerly where the run was."""
+    alone = {id(e.value) for stmt in stmts for e in nodes_of(stmt, (cst.Expr,))}
+    out = []
+    for call, key, how in plan.assigns:
+        if len(reader.state.get(key, ())) != 1:
+            return Blocker(f"a run assigning {key!r}, which is not one variable of the state")
+        out.append((call, key, how, id(call) not in alone))
+    return tuple(out)
