@@ -18,8 +18,8 @@ pytestmark = pytest.mark.slow
 
 EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
-# the session of both programs: restored from the folder's latest checkpoint, 8 steps, saved
-# every 4 at the global step (formatted twice: its feed dict's braces are doubled twice)
+# the session of both programs: restored from the folder's latest checkpoint, 10 steps, saved
+# every 5 at the global step (formatted twice: its feed dict's braces are doubled twice)
 SESSION = '''
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
@@ -27,14 +27,14 @@ with tf.Session() as sess:
     if ckpt and ckpt.model_checkpoint_path:
         saver.restore(sess, ckpt.model_checkpoint_path)
     start = sess.run(global_step)
-    for i in range(start, start + 8):
+    for i in range(start, start + 10):
         _, c = sess.run([train_op, {loss}], feed_dict={{{{{feed}}}}})
         print("step", i, c)
-        if i % 4 == 3:
+        if i % 5 == 4:
             saver.save(sess, {path}, global_step=global_step)
 '''
-PROGRAM = '''"""Trains from the latest checkpoint of a folder (argv[1]) if there is one, 8 steps,
-saving every 4 at the global step; losses printed."""
+PROGRAM = '''"""Trains from the latest checkpoint of a folder (argv[1]) if there is one, 10 steps,
+saving every 5 at the global step; losses printed."""
 import os
 import sys
 
@@ -144,16 +144,16 @@ def test_a_tf1_checkpoint_resumes_natively_with_tf1s_next_losses(kind, tmp_path,
     again = cli("upgrade", tmp_path / "out" / "train.py", "--no-cache")
     assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
 
-    # TF1: 8 steps saved at 4 and 8, then a second run resuming from step 8
+    # TF1: 10 steps saved at 5 and 10, then a second run resuming from step 10: its next 10 losses
     tf1 = tmp_path / "tf1"
     tf1.mkdir()
     tf1_oracle.run_script(str(tmp_path / "src" / "train.py"), str(tf1))
-    shutil.copytree(tf1, tmp_path / "tf1_at_8")
+    shutil.copytree(tf1, tmp_path / "tf1_at_10")
     resumed = losses(tf1_oracle.run_script(str(tmp_path / "src" / "train.py"), str(tf1)))
-    assert sorted(resumed) == list(range(8, 16))
+    assert sorted(resumed) == list(range(10, 20))
 
     # the TF1 checkpoint converted into the native program's checkpoint, then resumed natively
-    converted = cli("ckpt", "convert", tmp_path / "tf1_at_8" / "model.ckpt-8", tmp_path / "tf2" / "model.ckpt-8",
+    converted = cli("ckpt", "convert", tmp_path / "tf1_at_10" / "model.ckpt-10", tmp_path / "tf2" / "model.ckpt-10",
                     "--map", tmp_path / "out" / "tf-migrate-names.json", "--program", "train.py")
     assert converted.returncode == 0, converted.stdout + converted.stderr
     assert "not converted" not in converted.stdout, converted.stdout  # weights, slots and the step
@@ -163,8 +163,8 @@ def test_a_tf1_checkpoint_resumes_natively_with_tf1s_next_losses(kind, tmp_path,
     native = tmp_path / "native"
     native.mkdir()
     first = losses(run_native(tmp_path / "out" / "train.py", native))
-    assert sorted(first) == list(range(8))
-    assert sorted(os.listdir(native))[:1] == ["checkpoint"] and (native / "model.ckpt-8.index").exists()
+    assert sorted(first) == list(range(10))
+    assert sorted(os.listdir(native))[:1] == ["checkpoint"] and (native / "model.ckpt-10.index").exists()
     close(resumed, losses(run_native(tmp_path / "out" / "train.py", native)))
 
 

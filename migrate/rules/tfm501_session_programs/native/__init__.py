@@ -25,4 +25,10 @@ def summary(program: NativeProgram) -> str:
         else:
             parts.append(f"tf.compat.v1.train.{short} kept, applied in a tf.GradientTape step: "
                          f"{optimizer.why_kept}")
+    if program.saver is not None:
+        parts.append("tf.train.Saver -> tf.train.Checkpoint" + (
+            " and a CheckpointManager for its saves at a step" if program.saver.directory is not None else "")
+            + " (tf-migrate ckpt convert --program resumes the TF1 program's checkpoints)")
+    if any(step.summaries for step in program.steps):
+        parts.append("summaries written by the steps with tf.summary v2, TF1's tags kept")
     return "; ".join(dict.fromkeys(parts))

@@ -26,7 +26,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of, source_identifiers, unused_name
 
 from .model import Blocker, Layer, NativeProgram, Optimizer, Save, Saver
-from .syntax import _bound, _imported, _names_read
+from .syntax import _arguments, _bound, _imported, _names_read
 
 SAVE_PARAMS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix",
                "write_meta_graph", "write_state", "strip_default_attrs", "save_debug_info")
@@ -160,18 +160,6 @@ def _bound_before(directory, saver_stmt, stmts, session_at: int) -> Optional[str
         if name in after:
             return f"a checkpoint folder read from {name!r}, which is bound after the Saver"
     return None
-
-
-def _arguments(call: cst.Call, params) -> Optional[Dict[str, cst.BaseExpression]]:
-    out = {}
-    for at, arg in enumerate(call.args):
-        if arg.star:
-            return None
-        key = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else None
-        if key is None or key in out:
-            return None
-        out[key] = arg.value
-    return out
 
 
 # -- TF1's names ------------------------------------------------------------------------

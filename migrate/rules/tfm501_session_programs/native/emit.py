@@ -20,7 +20,7 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _as_moved, _assigned_value
 from ..syntax import _ids, _value
-from . import checkpoints, optimizers, read
+from . import checkpoints, optimizers, read, summaries
 from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
 from .runs import _fetch_items, _run_parts
 
@@ -54,13 +54,18 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.replace(call.func, cst.parse_expression(f"{tf}.name_scope"))
     for stmt in program.dropped:
         finding.remove(stmt)
+    removed = {id(statement_of(call, stmts)) for call in program.removals}
     for call in program.removals:
         finding.remove(statement_of(call, stmts))
+    for branch in (n for stmt in stmts for n in nodes_of(stmt, (cst.If,))):  # `else: sess.run(init)`
+        if isinstance(branch.orelse, cst.Else) and all(id(s) in removed for s in branch.orelse.body.body):
+            finding.replace(branch, lambda updated: updated.with_changes(orelse=None))
     for call in program.get_variables:
         finding.replace(call, _as_variable(call, tf))
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
         finding.replace(literal, _string_keys)
     _eager_edits(finding, program)
+    _writer_edits(finding, program, tf)
     for run in program.runs:
         if run.step is None:  # variables read where the run was: W.numpy()
             finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
@@ -95,11 +100,23 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         after = program.defined_at if program.defined_at is not None else session_at + 1
         following = next((s for s in stmts[after:] if id(s) not in gone), None)
         if following is not None and at_module:
-            finding.replace(following, lambda updated: updated.with_changes(
-                leading_lines=_blank_lines(updated.leading_lines)))
+            finding.replace(following, lambda updated: _on_first(updated, lambda node: node.with_changes(
+                leading_lines=_blank_lines(node.leading_lines))))
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor)
+
+
+def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
+    """Summary writers: ``tf.summary.create_file_writer``; their add_summary and add_graph go
+    (the steps write their summaries themselves)."""
+    for stmt in program.writers:  # tf.summary.FileWriter(logdir): tf.summary.create_file_writer(logdir)
+        finding.replace(stmt.body[0], summaries.writer_made(tf))
+    for stmt in [*program.graph_adds, *(s for r in program.runs if r.written for s in r.written.adds)]:
+        finding.remove(stmt)
+    for run in program.runs:  # writer.add_summary(<run>, step): the run's step call, which writes
+        if run.written is not None and run.written.inline is not None:
+            finding.replace(run.written.inline, lambda updated: updated.args[0].value)
 
 
 def _eager_edits(finding: Finding, program: NativeProgram) -> None:
@@ -109,9 +126,10 @@ def _eager_edits(finding: Finding, program: NativeProgram) -> None:
         finding.replace(call, lambda updated: _numpy(updated.args[0].value))
     for call, key, how, used in program.assigns:  # sess.run(v.assign(value)): v.assign(value)
         finding.replace(call, lambda updated, key=key, how=how, used=used: _assigned(updated, key, how, used))
-    for stmt in program.reopened:  # a second session restoring the program's variables: its body
-        finding.replace(stmt, lambda updated: cst.FlattenSentinel(
-            [updated.body.body[0].with_changes(leading_lines=updated.leading_lines), *updated.body.body[1:]]))
+    for stmt in (*program.reopened, *program.unscoped):  # a second session restoring the program's
+        # variables, a name scope left around an optimizer alone: their bodies
+        finding.replace(stmt, lambda updated: cst.FlattenSentinel([updated.body.body[0].with_changes(
+            leading_lines=[*updated.leading_lines, *updated.body.body[0].leading_lines]), *updated.body.body[1:]]))
 
 
 def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:
@@ -153,6 +171,9 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> N
                  *(o.call.func for o in program.optimizers if o.keras is not None),
                  *([program.saver.stmt] if program.saver else []), *(s.call for s in program.saves),
                  *(a[0] for a in program.assigns), *(item for stmt in program.reopened for item in stmt.items),
+                 *(w.body[0].value for w in program.writers), *program.graph_adds,
+                 *(s for r in program.runs if r.written for s in r.written.adds),
+                 *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
@@ -229,9 +250,25 @@ def _keep_leading_lines(finding: Finding, stmts, gone, moved=frozenset()) -> Non
                 carry = lines
             continue
         if carry and not stmt.leading_lines:
-            finding.replace(stmt, lambda updated, lines=carry: updated.with_changes(leading_lines=lines)
-                            if not updated.leading_lines else updated)
+            finding.replace(stmt, lambda updated, lines=carry: _with_leading_lines(updated, lines))
         carry = None
+
+
+def _on_first(updated, change):
+    """``change`` applied to a statement, or to the first of the statements it became."""
+    if isinstance(updated, cst.FlattenSentinel):
+        first, *rest = updated.nodes
+        return cst.FlattenSentinel([change(first), *rest])
+    return change(updated)
+
+
+def _with_leading_lines(updated, lines):
+    """``updated`` with ``lines`` above it where it has none (a statement written as several
+    -- a block unwrapped -- gets them above its first)."""
+    if isinstance(updated, cst.FlattenSentinel):  # (the block had none: its body's own follow)
+        first, *rest = updated.nodes
+        return cst.FlattenSentinel([first.with_changes(leading_lines=[*lines, *first.leading_lines]), *rest])
+    return updated.with_changes(leading_lines=lines) if not updated.leading_lines else updated
 
 
 def _blank_lines(lines) -> list:
@@ -289,8 +326,10 @@ def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpre
         _, items, _ = _fetch_items(fetched)
         for original, now in zip(run.items, items):
             captured.setdefault(id(original), now)
+        step = [cst.Arg(run.written.step, keyword=cst.Name(run.step.step_param), equal=_EQUAL)] \
+            if run.written is not None else []
         if run.feed_name:
-            return cst.Call(cst.Name(name), [cst.Arg(cst.Name(run.feed_name), star="**")])
+            return cst.Call(cst.Name(name), [cst.Arg(cst.Name(run.feed_name), star="**"), *step])
         values = {}
         if isinstance(feeds, cst.Dict):
             values = {e.key.value: e.value for e in feeds.elements}
@@ -299,7 +338,7 @@ def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpre
             args = [cst.Arg(values[p]) for p in run.step.params]
         else:
             args = [cst.Arg(values[p], keyword=cst.Name(p), equal=_EQUAL) for p in run.step.params]
-        return cst.Call(cst.Name(name), args)
+        return cst.Call(cst.Name(name), [*args, *step])
     return call
 
 
@@ -344,6 +383,8 @@ def _unpacked(updated: cst.Assign, run: Run, caller) -> cst.BaseSmallStatement:
     """``_, c = sess.run([train_op, loss], ...)`` -> ``c = train_step(...).numpy()``."""
     call = caller(updated.value)
     target = updated.targets[0].target
+    if not isinstance(target, (cst.Tuple, cst.List)):  # `s = sess.run(merged)`: the step writes it
+        return cst.Expr(call)
     kept = [e for e, train in zip(target.elements, run.trains) if not train]
     if not kept:
         return cst.Expr(call)
@@ -405,6 +446,16 @@ def _computed(ctx, step: Step, forward: Optional[Tuple[Forward, str]]) -> list:
     return [*_moved(ctx, step.computed[:at]), line, *_moved(ctx, rest)]
 
 
+def _summaries(ctx, step: Step, tf: str) -> list:
+    """``with writer.as_default(step=step):`` and the step's summaries, v2 (their data as the
+    other edits left it)."""
+    if not step.summaries:
+        return []
+    def moved(stmt):
+        return _value(_as_moved(ctx.facts, [stmt])[0])
+    return [summaries.block(step.summaries, step.writer, step.step_param, tf, moved)]
+
+
 def _forward(ctx, made: Forward, name: str) -> cst.FunctionDef:
     """``def forward(X, keep_prob): <the shared statements> return hypothesis``."""
     func = cst.parse_statement(f"def {name}({', '.join(made.params)}):\n    pass\n")
@@ -435,9 +486,17 @@ def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict
                       f"{gradients} = {tape}.gradient({training.loss}, {variables})\n"]
             updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
                         *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
-        body += [cst.parse_statement(line) for line in lines + updates]
+        body += [cst.parse_statement(line) for line in lines]
+        body += _summaries(ctx, step, tf)
+        body += [cst.parse_statement(line) for line in updates]
+    else:
+        body += _summaries(ctx, step, tf)
     if returned:
         body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
-    signature = f"(input_signature=[{', '.join(specs[p] for p in step.params)}])" if step.params else ""
-    func = cst.parse_statement(f"@{tf}.function{signature}\ndef {name}({', '.join(step.params)}):\n    pass\n")
+    params, spec = list(step.params), [specs[p] for p in step.params]
+    if step.summaries:  # the summaries' step, as add_summary was given it
+        params.append(step.step_param)
+        spec.append(f"{tf}.TensorSpec([], {tf}.int64)")
+    signature = f"(input_signature=[{', '.join(spec)}])" if params else ""
+    func = cst.parse_statement(f"@{tf}.function{signature}\ndef {name}({', '.join(params)}):\n    pass\n")
     return func.with_changes(body=func.body.with_changes(body=body))

@@ -45,7 +45,7 @@ def share(steps: Sequence[Step], placeholders: Sequence[str]) -> Optional[Forwar
         if any(set(c.binds) & (binds | reads) for c in rest):
             return None  # another statement of the step rebinds what the shared ones use
         later = [name for c in rest for name in c.reads] + _read_by(step.returns) + [
-            t.loss for t in step.trainings]
+            t.loss for t in step.trainings] + [name for s in step.summaries for name in s.reads]
         outputs += [name for name in dict.fromkeys(later) if name in binds and name not in outputs]
     if not outputs:
         return None

@@ -63,6 +63,26 @@ class Training:
     scope: str = ""                   # the name scopes minimize ran in (TF1's ``train/beta1_power``)
 
 
+@dataclass(frozen=True)
+class Summary:
+    """``tf.summary.scalar("cost", cost)`` (histogram, image) in the graph."""
+    stmt: cst.SimpleStatementLine
+    call: cst.Call
+    kind: str                         # "scalar", "histogram", "image"
+    tag: str                          # TF1's tag: its name scopes, made unique
+    reads: Tuple[str, ...]            # the graph names its data reads
+    key: Optional[str]                # the name bound to it
+
+
+@dataclass(frozen=True)
+class Written:
+    """Where a run's summaries went: ``writer.add_summary(s, step)``."""
+    writer: str
+    step: cst.BaseExpression
+    adds: Tuple[cst.BaseStatement, ...]   # the add_summary statements (they go)
+    inline: Optional[cst.Call] = None     # ``writer.add_summary(<the run>, step)``: the run's step call
+
+
 #: a fetched item: a graph key, or an expression written in the run (``tf.argmax(logits, 1)``)
 Item = Union[str, cst.BaseExpression]
 
@@ -75,6 +95,9 @@ class Step:
     returns: Tuple[Item, ...]         # what it returns (train ops return nothing)
     computed: Tuple[Computed, ...]    # the statements it needs, in the program's order
     trainings: Tuple[Training, ...]   # the train ops it runs (a GAN's two: disjoint variables)
+    summaries: Tuple[Summary, ...] = ()  # what it writes (under ``writer.as_default(step=...)``)
+    writer: Optional[str] = None
+    step_param: str = "step"          # the parameter taking add_summary's step
 
 
 @dataclass(frozen=True)
@@ -89,6 +112,7 @@ class Run:
     trains: Tuple[bool, ...]          # which items are train ops (the step returns the others)
     unpacked: Optional[cst.Assign]    # ``_, c = sess.run([train_op, loss])``: the assignment
     feed_name: Optional[str] = None   # ``feed_dict=feed``: a dict bound once, keyed by placeholders
+    written: Optional[Written] = None  # its summaries' add_summary
 
 
 @dataclass(frozen=True)
@@ -150,3 +174,6 @@ class NativeProgram:
     # assign_add / assign_sub, whether its value is read): v.assign(value) where it was
     assigns: Tuple[Tuple[cst.Call, str, str, bool], ...] = ()
     reopened: Tuple[cst.With, ...] = ()         # sessions reopened to restore: their bodies stay
+    unscoped: Tuple[cst.With, ...] = ()         # a name scope left around an optimizer alone: unwrapped
+    writers: Tuple[cst.SimpleStatementLine, ...] = ()  # FileWriters: tf.summary.create_file_writer
+    graph_adds: Tuple[cst.BaseStatement, ...] = ()     # writer.add_graph(sess.graph): goes

@@ -26,9 +26,9 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import checkpoints, forward, optimizers
-from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Saver, Step, Training
-from .runs import _assigns, _contexts, _train_runs_merged, read_run
+from . import checkpoints, forward, optimizers, session, summaries
+from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Saver, Step, Summary, Training
+from .runs import _contexts, _train_runs_merged, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
@@ -54,6 +54,7 @@ SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 # graph code whose native form is not written here (state, collections, summaries, layers,
 # control flow over ops, assignments): a program using it converts through GraphProgram
+# (``tf.name_scope`` in a function of the graph only names its ops, as in a step)
 NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras.", "tf.estimator.",
               "tf.data.", "tf.metrics.", "tf.get_variable", "tf.Variable", "tf.placeholder", "tf.assign",
               "tf.global_variables", "tf.trainable_variables", "tf.local_variables", "tf.get_collection",
@@ -62,13 +63,10 @@ NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras
               "tf.make_template", "tf.nn.rnn_cell.", "tf.nn.dynamic_rnn", "tf.nn.static_rnn",
               "tf.nn.bidirectional_dynamic_rnn", "tf.while_loop", "tf.no_op", "tf.identity",
               "tf.Session", "tf.InteractiveSession", "tf.get_local_variable", "tf.variable_scope",
-              "tf.name_scope", "tf.device", "tf.random.set_seed", "tf.set_random_seed")
+              "tf.device", "tf.random.set_seed", "tf.set_random_seed")
 PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's field
-    ("writers", "a summary writer (tf.summary v2 is not written yet)"),
-    ("session_graphs", "the session's graph is used"),
     ("passed", "the session is passed to a function"),
     ("queue_runners", "queue runners"),
-    ("collections", "a collection of variables read past the graph"),
     ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
     ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
     ("program_of", "the session is run by a function"), ("scoped", "placeholders inside a scope"),
@@ -99,6 +97,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
+    saved = {id(c) for c in nodes_of(reader.saver.stmt, (cst.Call,))} if reader.saver is not None else set()
+    if any(id(call) not in saved for call in plan.collections):  # (a Saver's var_list: every variable)
+        return Blocker("a collection of variables read past the graph")
     # the session's block: after the session, or (made before the graph) after the graph
     block = stmts[plan.graph_end:] if plan.session_first else stmts[session_at:]
     rebound = sorted(_bound(block) & (set(reader.state) | reader.functions
@@ -107,6 +108,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         return Blocker(f"the session's block rebinds {rebound[0]!r}, which the graph reads")
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
+    reader.blocks = [list(stmts)]
     assigns, alone = _contexts(stmts[session_at:])  # (the session's runs are all after it)
     reader.named_feeds = {a.targets[0].target.value: a.value for stmt in stmts
                           for a in nodes_of(stmt, (cst.Assign,))
@@ -125,19 +127,10 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
-    saver, saves = reader.saver, ()
-    if saver is not None:
-        done = checkpoints.saves(saver, plan.saves, stmts, session_at, module, call_name)
-        if isinstance(done, Blocker):
-            return done
-        saver, saves = done
-    why = checkpoints.reopened(reader, plan)
-    if why:
-        return Blocker(why)
-    assigns = _assigns(reader, plan, stmts)
-    if isinstance(assigns, Blocker):
-        return assigns
     kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
+    beside = session.beside_runs(reader, plan, stmts, session_at, module, call_name, kept)
+    if isinstance(beside, Blocker):
+        return beside
     return NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
@@ -149,8 +142,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                                                            for r in runs if r.feed_name)),
                          forward=forward.share(kept, reader.placeholders),
                          defined_at=plan.graph_end if plan.session_first else None,
-                         saver=saver, saves=saves, tf1_names=tuple(reader.tf1_names.items()),
-                         assigns=assigns, reopened=tuple(plan.reopened))
+                         tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
+                         unscoped=tuple(reader.unscoped), **beside)
 
 
 
@@ -188,7 +181,12 @@ class _Reader:
         self.variable_scope_names: List[str] = []
         self.taken_names: Set[str] = set()
         self.tf1_names: Dict[str, str] = {}
+        self.unscoped: List[cst.With] = []  # scoped blocks left with an optimizer alone: it stays, unscoped
         self.names_unsure = False
+        self.summaries: List[Summary] = []  # the graph's summary ops (summaries.statement)
+        self.merged: Dict[str, Tuple[Summary, ...]] = {}  # a name -> the summaries it fetches
+        self.tags: Set[str] = set()
+        self.blocks: List[list] = []  # the program's statements (a run's add_summary is found there)
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -246,6 +244,8 @@ class _Reader:
             self.seeds.append(stmt)
             return None
         binds = _binds(stmt)
+        if self.call_name(value) in summaries.OPS or self.call_name(value) in summaries.MERGES:
+            return summaries.statement(self, stmt, binds, value)
         first = code(stmt).strip().splitlines()[0][:60]
         if isinstance(stmt, cst.With):
             return self.block(stmt, first)
@@ -346,7 +346,12 @@ class _Reader:
                                           - sum(kind == "tf.variable_scope" for kind, _ in opened):]
         if all(inner in self.dropped for inner in body):
             self.dropped.append(block)
+        elif all(inner in self.dropped or inner in self.optimizer_stmts() for inner in body):
+            self.unscoped.append(block)  # the optimizer alone stays: it names no variable now
         return None
+
+    def optimizer_stmts(self) -> List[cst.BaseStatement]:
+        return [o.stmt for o in (*self.optimizers.values(), *(t.optimizer for t in self.trainings.values()))]
 
     def layer_calls(self, value, binds) -> Optional[str]:
         """The functional layers of a graph statement, each one Keras layer made once; why

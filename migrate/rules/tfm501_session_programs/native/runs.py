@@ -10,6 +10,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
+from . import summaries
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
 
@@ -22,29 +23,33 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     fetched, feeds = parts
     shape, items, keys = _fetch_items(fetched)
     trains = tuple(isinstance(i, cst.Name) and i.value in reader.trainings for i in items)
-    if any(trains) and shape == "dict":
-        return Blocker("a dict of fetches with a train op")
-    if assign is not None and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
+    summarized = tuple(isinstance(i, cst.Name) and i.value in reader.merged for i in items)
+    if (any(trains) or any(summarized)) and shape == "dict":
+        return Blocker("a dict of fetches with a train op or summaries")
+    written = _written(reader, call, shape, items, summarized, assign, any(trains))
+    if isinstance(written, Blocker):
+        return written
+    if (written is None or shape != "single") and assign is not None \
+            and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
                                    and len(assign.targets[0].target.elements) == len(items)
                                    and all(_ignored(e.value) for e, t in
                                            zip(assign.targets[0].target.elements, trains) if t)):
         assign = None
-    fed: List[Tuple[str, cst.BaseExpression]] = []
+    # the summaries' results are not returned (the step writes them), as a train op's is not
+    trains = tuple(t or f for t, f in zip(trains, summarized))
     feed_name = feeds.value if isinstance(feeds, cst.Name) and feeds.value in reader.named_feeds else None
-    if feed_name:
-        feeds = reader.named_feeds[feed_name]
-    if feeds is not None:
-        if not isinstance(feeds, cst.Dict):
-            return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
-        for element in feeds.elements:
-            if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name)
-                    and element.key.value in reader.placeholders):
-                return Blocker("a feed of something other than a placeholder")
-            fed.append((element.key.value, element.value))
+    fed = _fed(reader, reader.named_feeds[feed_name] if feed_name else feeds)
+    if isinstance(fed, Blocker):
+        return fed
     returns: List[Item] = []
     reads: List[str] = []
     trainings: List[Training] = []
+    written_summaries = []
     for item, train in zip(items, trains):
+        if train and item.value in reader.merged:
+            written_summaries += [s for s in reader.merged[item.value] if s not in written_summaries]
+            reads.extend(n for s in reader.merged[item.value] for n in s.reads)
+            continue
         if train:
             trainings.append(reader.trainings[item.value])
             reads.append(trainings[-1].loss)
@@ -79,14 +84,54 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     missing = [p for p in params if p not in dict(fed)]
     if missing:
         return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
+    step = _step_of(steps, tuple(returns), tuple(trainings), params, tuple(computed), needed,
+                    tuple(written_summaries), written.writer if written is not None else None)
+    return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
+               assign if any(trains) and (shape != "single" or written is not None) else None, feed_name,
+               written)
+
+
+def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, needed, written, writer) -> Step:
+    """The step of runs that fetch, train, feed and write the same: one per kind of run."""
     signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
-                 tuple(t.key for t in trainings), params)
+                 tuple(t.key for t in trainings), params, tuple(s.tag for s in written), writer)
     step = steps.get(signature)
     if step is None:
-        step = steps[signature] = Step(_step_name(returns, trainings), params, tuple(returns),
-                                       tuple(computed), tuple(trainings))
-    return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
-               assign if any(trains) and shape != "single" else None, feed_name)
+        taken = set(params) | set(needed) | {b for c in computed for b in c.binds}
+        step = steps[signature] = Step(_step_name(returns, trainings, written), params, returns, computed,
+                                       trainings, written, writer, "step" if "step" not in taken else "summary_step")
+    return step
+
+
+def _written(reader, call, shape: str, items, summarized, assign, trains: bool):
+    """A run fetching summaries (``s, _ = sess.run([merged, train])``): where they are
+    written (``writer.add_summary(s, step)``, see ``summaries.written``), None for a run
+    of none, or a Blocker."""
+    if not any(summarized):
+        return None
+    target = assign.targets[0].target if assign is not None else None
+    if target is None and shape == "single":  # (add_summary's own argument)
+        return summaries.written(reader, reader.blocks, call, [], trains)
+    targets = [target] if shape == "single" else [
+        e.value for e, fetched in zip(getattr(target, "elements", ()), summarized) if fetched]
+    if target is None or shape != "single" and len(getattr(target, "elements", ())) != len(items):
+        return Blocker("fetched summaries not assigned to names")
+    return summaries.written(reader, reader.blocks, call, targets, trains)
+
+
+def _fed(reader, feeds) -> Union[List[Tuple[str, cst.BaseExpression]], Blocker]:
+    """(placeholder, value) of a run's feed dict literal (or one bound to a name)."""
+    fed: List[Tuple[str, cst.BaseExpression]] = []
+    if feeds is None:
+        return fed
+    if not isinstance(feeds, cst.Dict):
+        return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
+    for element in feeds.elements:
+        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name)
+                and element.key.value in reader.placeholders):
+            return Blocker("a feed of something other than a placeholder")
+        fed.append((element.key.value, element.value))
+    return fed
 
 
 def _ignored(target) -> bool:
@@ -136,9 +181,11 @@ def _fetch_items(fetched):
     return "single", (fetched,), (None,)
 
 
-def _step_name(returns, trainings) -> str:
+def _step_name(returns, trainings, written=()) -> str:
     if trainings:
         return "train_step"
+    if written and not returns:
+        return "write_summaries"
     names = [r for r in returns if isinstance(r, str)]
     if names:
         return "compute_" + "_".join(names[:2])
@@ -156,7 +203,7 @@ def _train_runs_merged(runs: List[Run]) -> List[Run]:
     steps = [r.step for r in runs if r.step is not None]
     serving = {}
     for step in steps:
-        if step.returns or not step.trainings:
+        if step.returns or not step.trainings or step.summaries:
             continue
         keys = [t.key for t in step.trainings]
         serving[id(step)] = next((other for other in steps if other is not step

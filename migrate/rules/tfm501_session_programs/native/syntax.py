@@ -2,7 +2,7 @@
 build-time check share (pure)."""
 from __future__ import annotations
 
-from typing import Optional, Set, Tuple
+from typing import Dict, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -72,4 +72,18 @@ def _bound(scope) -> Set[str]:
                 out.add(node.name.value)
             elif target is not None:
                 out |= {n.value for n in nodes_of(target, (cst.Name,))}
+    return out
+
+
+def _arguments(call: cst.Call, params) -> Optional[Dict[str, cst.BaseExpression]]:
+    """A call's arguments by name: positional ones by ``params``, keywords as given (any
+    keyword: callers say which they take); None for ``*args`` or an argument given twice."""
+    out: Dict[str, cst.BaseExpression] = {}
+    for at, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else params[at] if at < len(params) else None
+        if key is None or key in out:
+            return None
+        out[key] = arg.value
     return out
