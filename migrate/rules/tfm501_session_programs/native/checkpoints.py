@@ -74,6 +74,9 @@ def saves(saver_: Saver, calls: Sequence[Tuple[cst.Call, str]], stmts, session_a
         elif kind == "save":
             kind = "write"
         out.append(Save(call, kind, path, step))
+    if any(s.kind == "restore" for s in out) and not any(s.kind != "restore" for s in out):
+        return Blocker("a restore of checkpoints the program does not write (TF1's, by name: "
+                       "tf-migrate ckpt convert --program turns them into the native program's)")
     if any(s.kind == "write" for s in out) and any(
             call_name(c) in STATE_READERS for c in nodes_of(module, (cst.Call,))):
         return Blocker("a save without a global step in a program reading the checkpoint state "
