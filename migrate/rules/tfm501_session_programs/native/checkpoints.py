@@ -193,9 +193,11 @@ def _given_name(reader, call) -> Optional[str]:
     called = reader.call_name(call)
     if isinstance(call.func, cst.Name) and call.func.value in reader.module_functions:
         returns = list(nodes_of(reader.module_functions[call.func.value].body, (cst.Return,)))
-        if len(returns) != 1 or not isinstance(returns[0].value, cst.Call) \
-                or _arguments(returns[0].value, ("initial_value",)) is None:
-            return None  # (a name given there: read from the helper's parameters)
+        made = _arguments(returns[0].value, ("initial_value", "trainable", "collections", "validate_shape",
+                                             "caching_device", "name")) \
+            if len(returns) == 1 and isinstance(returns[0].value, cst.Call) else None
+        if made is None or "name" in made:
+            return None  # (a name given there is read from the helper's parameters: not known here)
         return "/".join([*reader.name_scopes, "Variable"])
     if called == "tf.get_variable":
         given = _arguments(call, ("name",))
