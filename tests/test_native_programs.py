@@ -489,3 +489,78 @@ def test_scoped_and_pinned_graph_blocks_keep_their_variables_and_tf1_names(tmp_p
     twice.write_text(SCOPED.replace('with tf.name_scope("layer2"):', 'with tf.name_scope("layer1"):'))
     said = cli("upgrade", twice, "--no-cache").stdout
     assert "not written as native TF2 steps: two scopes named 'layer1'" in said, said
+
+
+MODEL_IN_MAIN = '''"""The model a module function of named tf.layers calls, the graph built in main()."""
+import numpy as np
+import tensorflow as tf
+
+HIDDEN = 16
+
+
+def model(x):
+    h = tf.layers.dense(x, HIDDEN, activation=tf.nn.elu, name="fc1")
+    h = tf.layers.dense(h, HIDDEN, activation=tf.nn.elu, name="fc2")
+    return tf.squeeze(tf.layers.dense(h, 1, name="out"), axis=1)
+
+
+def main():
+    data = np.linspace(-1, 1, 128, dtype=np.float32).reshape(64, 2)[::-1].copy()
+    target = np.cos(2 * data[:, 1]) - data[:, 0]
+    x = tf.placeholder(tf.float32, [None, 2])
+    y = tf.placeholder(tf.float32, [None])
+    pred = model(x)
+    loss = tf.reduce_mean(tf.square(pred - y))
+    train_op = tf.train.AdamOptimizer(0.02).minimize(loss)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for i in range(20):
+            start = (i * 16) % 64
+            _, loss_value = sess.run([train_op, loss], {x: data[start:start + 16], y: target[start:start + 16]})
+            if i % 4 == 0:
+                print("step %d loss %.6f" % (i, loss_value))
+        print("pred", sess.run(pred, {x: data[:3]}))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_module_function_making_layers_gets_them_made_once_before_it(tmp_path, tf1_python):
+    """#57: the model a module function of tf.layers calls (the graph in main()): its layers
+    are made once before it, as module state, from the module's constants, its body calls
+    them; the step trains their variables; TF1's names kept (fc1/kernel ...)."""
+    legacy, migrated = upgraded(tmp_path, "model_in_main", MODEL_IN_MAIN)
+    assert ('fc1_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, name="fc1")\n'
+            'fc2_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, name="fc2")\n'
+            'out_layer = tf.keras.layers.Dense(1, name="out")\n\n\ndef model(x):\n'
+            '    h = fc1_layer(x)\n    h = fc2_layer(h)\n    return tf.squeeze(out_layer(h), axis=1)\n') in migrated, \
+        migrated
+    assert "variables = [*fc1_layer.trainable_variables, *fc2_layer.trainable_variables, " \
+           "*out_layer.trainable_variables]" in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
+    report = verified(legacy, tmp_path / "out" / "model_in_main.py", tf1_python)
+    assert {"fc1/kernel", "out/bias", "fc2/kernel/Adam_1"} <= {v["name"] for v in report["variables"]}
+    again = cli("upgrade", tmp_path / "out" / "model_in_main.py", "--check", "--no-cache")
+    assert again.returncode == 0, again.stdout
+
+
+@pytest.mark.parametrize("changes, why", [
+    ([("    pred = model(x)\n", "    pred = model(x) + model(x)\n")],
+     "model() is called again without reusing its variables (TF1 made new layers)"),
+    ([("def model(x):\n", "def model(x, units=HIDDEN):\n"), ("tf.layers.dense(x, HIDDEN,", "tf.layers.dense(x, units,")],
+     "model() makes a layer from 'units', which it computes or takes"),
+    ([("HIDDEN = 16\n", ""), ("    data = np", "    global HIDDEN\n    HIDDEN = 16\n    data = np")],
+     "model() makes a layer from 'HIDDEN', bound after the function"),
+])
+def test_a_function_making_layers_it_cannot_share_as_tf1_did_says_why(changes, why, tmp_path):
+    """Layers TF1 made anew at a second call (no variable scope reusing them), or made from a
+    value the function takes or one bound after it: the program stays on GraphProgram and
+    the finding says why."""
+    source = MODEL_IN_MAIN
+    for old, new in changes:
+        assert old in source
+        source = source.replace(old, new)
+    said = cli("upgrade", upgraded(tmp_path, "kept", source)[0], "--no-cache").stdout
+    assert f"not written as native TF2 steps: {why}" in said, said

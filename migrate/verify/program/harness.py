@@ -358,7 +358,14 @@ def _keras_layer_path(variable):
         frame = frame.f_back
     if not layer:
         return None
-    return path or variable.name.split(":")[0]
+    made = variable.name.split(":")[0]
+    if path is None:
+        return made
+    # Keras 3's path leaves TensorFlow's name scopes out (``dense_1/kernel`` built under
+    # tf.name_scope("Generator")); the variable's own name has them, as TF1's had, and the
+    # layer's op scope made unique in the graph (``Generator/dense_1_1/kernel``)
+    scopes = made.split("/")[:-len(path.split("/"))]
+    return "/".join([*scopes, path])
 
 
 def _keep_optimizer():

@@ -235,7 +235,7 @@ def names(program: NativeProgram, keywords_: Dict[object, str]) -> Tuple[Tuple[s
                         f"{keywords_[_key(item)]}/{_element(expr[len(item):])}"
                     out.append((name, path))
         elif isinstance(item, Layer):
-            out.append((item.name, keywords_[_key(item)]))
+            out.append((item.scoped, keywords_[_key(item)]))
     optimizers = [o for o in saver_.tracked if isinstance(o, Optimizer)]
     if len(optimizers) == 1:
         out += _slots(program, optimizers[0], keywords_[_key(optimizers[0])], tf1_names)
@@ -264,7 +264,7 @@ def _slots(program: NativeProgram, optimizer: Optimizer, path: str,
     for variable in trainings[0].variables:
         if isinstance(variable, Layer):
             weights = ("kernel",) if _no_bias(variable) else ("kernel", "bias")
-            variables += [f"{variable.name}/{w}" for w in weights]
+            variables += [f"{variable.scoped}/{w}" for w in weights]
         elif variable in tf1_names:
             variables.append(tf1_names[variable])
         else:

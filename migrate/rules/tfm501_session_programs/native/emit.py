@@ -60,12 +60,9 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     for branch in (n for stmt in stmts for n in nodes_of(stmt, (cst.If,))):  # `else: sess.run(init)`
         if isinstance(branch.orelse, cst.Else) and all(id(s) in removed for s in branch.orelse.body.body):
             finding.replace(branch, lambda updated: updated.with_changes(orelse=None))
-    for call in program.get_variables:
-        finding.replace(call, _as_variable(call, tf))
-    for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
-        finding.replace(literal, _string_keys)
-    _eager_edits(finding, program)
+    _eager_edits(finding, program, tf)
     _writer_edits(finding, program, tf)
+    _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
     for run in program.runs:
         if run.step is None:  # variables read where the run was: W.numpy()
             finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
@@ -81,7 +78,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
     def definitions() -> list:
-        out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers]
+        out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers
+               if layer.owner is None]
         out += checkpoint_lines
         if out and at_module:
             out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
@@ -107,6 +105,26 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _drop_superseded(ctx, finding, program, anchor)
 
 
+def _layer_function_edits(ctx, finding: Finding, program: NativeProgram, layers: Dict[int, str],
+                          made_layers: Dict[int, cst.Call], tf: str) -> None:
+    """A module function making layers: its layers made before it (module state), its
+    variable scopes name scopes (TensorFlow names the variables a layer makes in one as TF1
+    did: ``Generator/dense/kernel``; Keras 3's own paths leave the scopes out), its ``if
+    reuse: scope.reuse_variables()`` gone (the layers are made once)."""
+    scope = f"{tf}.name_scope"
+    for function in program.layer_functions:
+        def makers(function=function) -> list:
+            out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in function.layers]
+            return [out[0].with_changes(leading_lines=_blank_lines([])), *out[1:]]
+        finding.insert_before(function.func, makers)
+        for item in function.scopes:
+            name = item.item.args[0].value
+            finding.replace(item, lambda updated, name=name: updated.with_changes(
+                item=cst.Call(cst.parse_expression(scope), [cst.Arg(name)]), asname=None))
+        for stmt in function.reuses:
+            finding.remove(stmt)
+
+
 def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
     """Summary writers: ``tf.summary.create_file_writer``; their add_summary and add_graph go
     (the steps write their summaries themselves)."""
@@ -119,9 +137,14 @@ def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
             finding.replace(run.written.inline, lambda updated: updated.args[0].value)
 
 
-def _eager_edits(finding: Finding, program: NativeProgram) -> None:
-    """What runs eagerly where it was: TensorFlow on Python values (``sess.run(tf.argmax(y,
-    1))``), a variable assigned a Python value, a second session's body."""
+def _eager_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
+    """What runs eagerly where it was: ``tf.get_variable`` as ``tf.Variable``, feed dicts
+    keyed by strings, TensorFlow on Python values (``sess.run(tf.argmax(y, 1))``), a variable
+    assigned a Python value, a second session's body."""
+    for call in program.get_variables:
+        finding.replace(call, _as_variable(call, tf))
+    for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
+        finding.replace(literal, _string_keys)
     for call in program.evaluated:
         finding.replace(call, lambda updated: _numpy(updated.args[0].value))
     for call, key, how, used in program.assigns:  # sess.run(v.assign(value)): v.assign(value)
@@ -174,6 +197,8 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> N
                  *(w.body[0].value for w in program.writers), *program.graph_adds,
                  *(s for r in program.runs if r.written for s in r.written.adds),
                  *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
+                 *(item for f in program.layer_functions for item in f.scopes),
+                 *(stmt for f in program.layer_functions for stmt in f.reuses),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]

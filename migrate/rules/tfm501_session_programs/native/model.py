@@ -40,6 +40,26 @@ class Layer:
     named: bool                    # the TF1 call gave name= itself
     function: str                  # TF1's function ("dense", "max_pooling2d")
     makes: str                     # what the layer object is named after (``pool1``: pool1_layer)
+    scope: str = ""                # TF1's variable scopes around it ("Generator")
+    owner: Optional[str] = None    # the module function whose body calls it (made before it)
+
+    @property
+    def scoped(self) -> str:
+        """TF1's name of the layer's variable scope: ``Generator/dense`` (its variables'
+        names below it)."""
+        return f"{self.scope}/{self.name}" if self.scope else self.name
+
+
+@dataclass(frozen=True)
+class LayerFunction:
+    """A module function the graph calls whose body makes layers (a model, a GAN's
+    generator): its layers are made once, before it, and its calls share them, as TF1's
+    first call made them and its variable scopes reused them in the later calls; those
+    scopes become name scopes (the layers' variables keep TF1's names)."""
+    func: cst.FunctionDef
+    layers: Tuple[Layer, ...]
+    scopes: Tuple[cst.WithItem, ...]       # ``tf.variable_scope("Generator", reuse=reuse)``
+    reuses: Tuple[cst.If, ...]             # ``if reuse: scope.reuse_variables()``: they go
 
 
 @dataclass(frozen=True)
@@ -177,3 +197,4 @@ class NativeProgram:
     unscoped: Tuple[cst.With, ...] = ()         # a name scope left around an optimizer alone: unwrapped
     writers: Tuple[cst.SimpleStatementLine, ...] = ()  # FileWriters: tf.summary.create_file_writer
     graph_adds: Tuple[cst.BaseStatement, ...] = ()     # writer.add_graph(sess.graph): goes
+    layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers

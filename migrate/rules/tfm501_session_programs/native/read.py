@@ -22,11 +22,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
-from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import checkpoints, forward, optimizers, session, summaries
+from . import checkpoints, forward, layers, optimizers, session, summaries
 from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Saver, Step, Summary, Training
 from .runs import _contexts, _train_runs_merged, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
@@ -41,13 +40,6 @@ GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "
                        "constraint", "synchronization", "aggregation")
 # tf.contrib's Xavier initializer is Keras' Glorot (fan_avg; uniform, or a truncated normal)
 XAVIER = "tf.contrib.layers.xavier_initializer"
-# TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
-# its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
-# norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
-NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("dropout", "batch_normalization")}
-NOT_KERAS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
-             "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
-             "pointwise_constraint", "reuse"}
 # blocks of graph code whose statements read as they would alone (the scope names variables
 # made in it, eagerly as in TF1; a device places them)
 SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
@@ -89,8 +81,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if why and getattr(plan, field):
             return Blocker(why)
     graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
-    reader = _Reader(plan, call_name, {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)},
-                     _imported(module), set(_names_read(module)))
+    reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)))
+    reader.graph = graph
     for stmt in graph:
         why = reader.statement(stmt)
         if why:
@@ -143,16 +135,17 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          forward=forward.share(kept, reader.placeholders),
                          defined_at=plan.graph_end if plan.session_first else None,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
-                         unscoped=tuple(reader.unscoped), **beside)
+                         unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader), **beside)
 
 
 
 class _Reader:
     """Classifies the graph statements (``runs.read_run`` reads the runs over it)."""
 
-    def __init__(self, plan: Plan, call_name: CallName, functions: Dict[str, cst.FunctionDef],
+    def __init__(self, plan: Plan, call_name: CallName, module: cst.Module,
                  imported: Set[str], module_reads: Set[str]) -> None:
-        self.plan, self.call_name, self.module_functions = plan, call_name, functions
+        self.plan, self.call_name, self.module, self.module_body = plan, call_name, module, list(module.body)
+        self.module_functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.module_reads = module_reads  # every name the module reads
         self.vetted: Dict[str, Optional[str]] = {}
         self.imported = imported
@@ -187,6 +180,9 @@ class _Reader:
         self.merged: Dict[str, Tuple[Summary, ...]] = {}  # a name -> the summaries it fetches
         self.tags: Set[str] = set()
         self.blocks: List[list] = []  # the program's statements (a run's add_summary is found there)
+        self.layer_functions: Dict[str, object] = {}  # module functions making layers (layers.prepared)
+        self.collected: Dict[str, Tuple[Union[str, Layer], ...]] = {}  # var_list collections by scope
+        self.graph: List[cst.BaseStatement] = []  # the graph's statements
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -283,7 +279,9 @@ class _Reader:
             return self.optimizer(stmt, binds, value, name)
         if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
-        why = self.layer_calls(value, binds)
+        if name in layers.COLLECTIONS:
+            return layers.collection(self, stmt, binds, value)
+        why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds)
         if why:
             return why
         why = self.forbidden(value)
@@ -353,45 +351,18 @@ class _Reader:
     def optimizer_stmts(self) -> List[cst.BaseStatement]:
         return [o.stmt for o in (*self.optimizers.values(), *(t.optimizer for t in self.trainings.values()))]
 
-    def layer_calls(self, value, binds) -> Optional[str]:
-        """The functional layers of a graph statement, each one Keras layer made once; why
-        one cannot be, else None."""
-        for call in nodes_of(value, (cst.Call,)):
-            function = NATIVE_LAYERS.get(self.call_name(call) or "")
-            if function is None:
-                continue
-            keras, params, _ = LAYERS[function]
-            args = optimizers.arguments(call, ("inputs", *params))
-            if args is None or "inputs" not in args:
-                return f"a tf.layers.{function} call whose arguments cannot be read"
-            extra = sorted(set(args) & NOT_KERAS)
-            if extra:
-                return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
-            given = args.get("name")
-            if given is not None and not isinstance(given, cst.SimpleString):
-                return f"a tf.layers.{function} named by an expression"
-            taken = {layer.name for layer in self.layers}
-            if given is not None:
-                name = given.evaluated_value
-                if name in taken:
-                    return f"two layers named {name!r} (TF1 reused or renamed them)"
-            else:  # TF1's default: the function's name, made unique (dense, dense_1, ...)
-                name = next(n for n in (function if k == 0 else f"{function}_{k}" for k in range(len(taken) + 1))
-                            if n not in taken)
-            # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
-            made = binds[0] if call is value and len(binds) == 1 and not given else name
-            layer = Layer(call, keras, name, given is not None, function, made)
-            self.layers.append(layer)
-            self.allowed.add(id(call))
-            trainable = args.get("trainable")
-            if function not in WEIGHTLESS and not (isinstance(trainable, cst.Name) and trainable.value == "False"):
-                self.variables.append((layer, True))  # its trainable variables, once built
-        return None
-
     def function(self, func: cst.FunctionDef) -> Optional[str]:
         if func.name.value not in self.plan.graph_functions:
             return f"the function {func.name.value}() of the graph"
-        why = self.forbidden(func.body)
+        made = layers.prepared(self, func)  # its layers are made at its first call
+        if isinstance(made, str):
+            return made
+        allowed = made.allowed() - self.allowed if made is not None else set()
+        self.allowed |= allowed
+        try:
+            why = self.forbidden(func.body)
+        finally:
+            self.allowed -= allowed
         if why:
             return f"{func.name.value}() uses {why}"
         graph = set(self.placeholders) | set(self.computed)
@@ -552,9 +523,19 @@ class _Reader:
             self.dropped.append(stmt)
         return None
 
-    def var_list(self, expr) -> Optional[Tuple[str, ...]]:
-        """The variables of ``var_list=[w, b]``, or of a name bound to such a list
-        (``gen_vars = [weights["gen"], ...]``)."""
+    def var_list(self, expr) -> Optional[Tuple[Union[str, Layer], ...]]:
+        """The variables of ``var_list=[w, b]``, of a name bound to such a list (``gen_vars =
+        [weights["gen"], ...]``), of a dict of the state (``weights.values()``), or of a
+        collection by scope (``layers.collection``)."""
+        if isinstance(expr, cst.Name) and expr.value in self.collected:
+            return self.collected[expr.value]
+        if isinstance(expr, cst.Call) and code(expr.func) == "list" and len(expr.args) == 1:
+            expr = expr.args[0].value  # list(weights.values())
+        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args \
+                and expr.func.attr.value == "values" and isinstance(expr.func.value, cst.Name) \
+                and all(e[len(expr.func.value.value) + 1:][:1] in ("'", '"')
+                        for e, _ in self.state.get(expr.func.value.value, ((" ", True),))):
+            return tuple(e for e, _ in self.state[expr.func.value.value])  # a dict of the state
         if isinstance(expr, cst.Name) and expr.value in self.computed:
             made = self.computed[expr.value].stmt
             expr = _value(made) if len(self.computed[expr.value].binds) == 1 else None

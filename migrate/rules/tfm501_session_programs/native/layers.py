@@ -1,0 +1,321 @@
+"""TF1's functional layers (``tf.layers.dense`` ...) read as Keras layers made once (pure).
+
+In the graph code, each call is one layer, made with the steps' definitions and called where
+the call was. In a module function the graph calls (a model, a GAN's generator and
+discriminator), each call of its body is one layer made before the function, the body
+calling it: TF1 made those layers at the function's first call and, where the function's
+variable scope reused them (``reuse=True``, ``scope.reuse_variables()``, ``tf.AUTO_REUSE``),
+its later calls shared them. A later call that does not reuse made new layers in TF1 (or
+failed): not written here. The function's variable scopes become name scopes around the
+calls, so the layers' variables keep TF1's names (``Generator/dense/kernel``).
+
+``tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="Generator")`` (or
+``tf.trainable_variables("Generator")``) bound to a name that only ``var_list=`` reads: the
+trainable variables made so far whose TF1 names the scope matches, as TF1 filtered them.
+"""
+from __future__ import annotations
+
+import builtins
+import re
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, nodes_of
+from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
+
+from . import optimizers
+from .model import Layer, LayerFunction
+from .syntax import _bound, _names_read
+
+# TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
+# its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
+# norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
+NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("dropout", "batch_normalization")}
+NATIVE_LAYERS["tf.contrib.layers.flatten"] = "flatten"  # (TF 1.15's is tf.layers.flatten in a name scope)
+NOT_KERAS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+             "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
+             "pointwise_constraint", "reuse"}
+VARIABLE_SCOPE_PARAMS = ("name_or_scope", "default_name", "values", "initializer", "regularizer",
+                         "caching_device", "partitioner", "custom_getter", "reuse", "dtype", "use_resource",
+                         "constraint", "auxiliary_name_scope")
+COLLECTIONS = {"tf.get_collection": ("key", "scope"), "tf.trainable_variables": ("scope",)}
+AUTO = "auto"  # tf.AUTO_REUSE: made where missing, reused where made
+
+
+@dataclass
+class _Found:
+    """A layer call of a function's body: the scopes around it and their reuse arguments."""
+    call: cst.Call
+    scope: Tuple[str, ...]
+    reuse: Tuple[cst.BaseExpression, ...]
+
+
+@dataclass
+class _Function:
+    """A module function whose body makes layers, as read (its layers once first called)."""
+    func: cst.FunctionDef
+    found: List[_Found] = field(default_factory=list)
+    scopes: List[cst.WithItem] = field(default_factory=list)
+    reuses: List[cst.If] = field(default_factory=list)
+    layers: List[Layer] = field(default_factory=list)  # made by the first call
+
+    def allowed(self) -> set:
+        """The ids of its calls the native form writes (the layers, the variable scopes)."""
+        return {id(f.call) for f in self.found} | {id(item.item) for item in self.scopes}
+
+
+# -- layers of the graph code -----------------------------------------------------------
+def graph_layers(reader, value, binds) -> Optional[str]:
+    """The functional layers of a graph statement, each one Keras layer made once; why one
+    cannot be, else None."""
+    for call in nodes_of(value, (cst.Call,)):
+        function = NATIVE_LAYERS.get(reader.call_name(call) or "")
+        if function is None:
+            continue
+        if reader.variable_scope_names:  # (its call moves into a step, out of the scope)
+            return f"a tf.layers.{function} call in a variable scope of the graph"
+        made = _layer(reader, call, function, "", binds[0] if call is value and len(binds) == 1 else None, None)
+        if isinstance(made, str):
+            return made
+    return None
+
+
+def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[str],
+           owner: Optional[str]) -> Union[Layer, str]:
+    """The Keras layer of one call, named as TF1 named it (its ``name=``, else the function's
+    name made unique in its variable scope: dense, dense_1), added to what the program makes."""
+    keras, params, _ = LAYERS[function]
+    args = optimizers.arguments(call, ("inputs", *params))
+    if args is None or "inputs" not in args:
+        return f"a tf.layers.{function} call whose arguments cannot be read"
+    extra = sorted(set(args) & NOT_KERAS)
+    if extra:
+        return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
+    given = args.get("name")
+    if given is not None and not isinstance(given, cst.SimpleString):
+        return f"a tf.layers.{function} named by an expression"
+    taken = {layer.scoped for layer in reader.layers}
+    prefix = scope + "/" if scope else ""
+    if given is not None:
+        name = given.evaluated_value
+        if prefix + name in taken:
+            return f"two layers named {prefix + name!r} (TF1 reused or renamed them)"
+    else:
+        name = next(n for n in (function if k == 0 else f"{function}_{k}" for k in range(len(taken) + 1))
+                    if prefix + n not in taken)
+    # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
+    made = bound if bound and not given else re.sub(r"\W", "_", f"{scope}_{name}" if scope else name).lower()
+    layer = Layer(call, keras, name, given is not None, function, made, scope, owner)
+    reader.layers.append(layer)
+    reader.allowed.add(id(call))
+    trainable = args.get("trainable")
+    if function not in WEIGHTLESS and not (isinstance(trainable, cst.Name) and trainable.value == "False"):
+        reader.variables.append((layer, True))  # its trainable variables, once built
+    return layer
+
+
+# -- layers of the functions the graph calls --------------------------------------------
+def function_calls(reader, value) -> Optional[str]:
+    """Calls of module functions making layers in a graph statement: the first call makes
+    their layers, a later one must reuse them; why not written natively, else None."""
+    for call in nodes_of(value, (cst.Call,)):
+        if not (isinstance(call.func, cst.Name) and call.func.value in reader.module_functions):
+            continue
+        read = prepared(reader, reader.module_functions[call.func.value])
+        if read is None:
+            continue
+        if isinstance(read, str):
+            return read
+        name = read.func.name.value
+        if reader.variable_scope_names:
+            return f"{name}() makes layers and is called in a variable scope of the graph"
+        reuse = _reuse_at(read, call)
+        if isinstance(reuse, str):
+            return reuse
+        if not read.layers:  # the first call: TF1 made the layers (reusing nothing)
+            if True in reuse:
+                return f"{name}()'s first call reuses variables it never made"
+            for found in read.found:
+                made = _layer(reader, found.call, NATIVE_LAYERS[reader.call_name(found.call)],
+                              "/".join(found.scope), None, name)
+                if isinstance(made, str):
+                    return f"{name}() makes {made}"
+                read.layers.append(made)
+            reader.allowed |= read.allowed()
+        elif False in reuse:
+            return f"{name}() is called again without reusing its variables (TF1 made new layers)"
+    return None
+
+
+def prepared(reader, func: cst.FunctionDef) -> Union[_Function, str, None]:
+    """The function as read (None: it makes no layers; a string: why it is not written)."""
+    name = func.name.value
+    if name not in reader.layer_functions:
+        reader.layer_functions[name] = _read_function(reader, func)
+    return reader.layer_functions[name]
+
+
+def _read_function(reader, func: cst.FunctionDef) -> Union[_Function, str, None]:
+    if not any(NATIVE_LAYERS.get(reader.call_name(c) or "") for c in nodes_of(func.body, (cst.Call,))):
+        return None
+    name = func.name.value
+    params = func.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg is not None or params.posonly_params:
+        return f"{name}() makes layers and takes *args or **kwargs"
+    read = _Function(func)
+    why = _walk(reader, read, func.body.body, (), ())
+    if why:
+        return f"{name}() makes layers {why}"
+    local = {p.name.value for p in (*params.params, *params.kwonly_params)} | _bound(func.body.body)
+    at = next(i for i, s in enumerate(reader.module_body) if s is func)
+    before = _bound(reader.module_body[:at]) | reader.imported | set(dir(builtins))
+    for found in read.found:  # the layers are made before the function: from what is bound there
+        _, params_, _ = LAYERS[NATIVE_LAYERS[reader.call_name(found.call)]]
+        args = optimizers.arguments(found.call, ("inputs", *params_)) or {}
+        for key, arg in args.items():
+            if key == "inputs":
+                continue
+            for read_name in _names_read(arg):
+                if read_name in local:
+                    return f"{name}() makes a layer from {read_name!r}, which it computes or takes"
+                if read_name not in before:
+                    return f"{name}() makes a layer from {read_name!r}, bound after the function"
+    uses = [n for n in nodes_of(reader.module, (cst.Name,)) if n.value == name]
+    graph = {id(c) for stmt in reader.graph for c in nodes_of(stmt, (cst.Call,))
+             if isinstance(c.func, cst.Name) and c.func.value == name}
+    if len(uses) != len(graph) + 1:  # its name and its calls in this program's graph only
+        return f"{name}() makes layers and is used other than by calls of this program's graph"
+    return read
+
+
+def _walk(reader, read: _Function, body, scope: Tuple[str, ...], reuse: Tuple) -> Optional[str]:
+    """Reads the statements of a function making layers; why not written, else None."""
+    for stmt in body:
+        layers = [c for c in nodes_of(stmt, (cst.Call,)) if NATIVE_LAYERS.get(reader.call_name(c) or "")]
+        if isinstance(stmt, cst.SimpleStatementLine):
+            read.found += [_Found(call, scope, reuse) for call in layers]
+        elif isinstance(stmt, cst.With):
+            inner = list(stmt.body.body)
+            names, reuses = list(scope), list(reuse)
+            for item in stmt.items:
+                why = _scope(reader, read, item, inner, names, reuses)
+                if why:
+                    return why
+            if len(stmt.items) > 1 or not all(isinstance(s, (cst.SimpleStatementLine, cst.With)) for s in inner):
+                return f"in a block ({code(stmt).strip().splitlines()[0][:60]!r})"
+            why = _walk(reader, read, inner, tuple(names), tuple(reuses))
+            if why:
+                return why
+        elif layers:
+            return f"in a block ({code(stmt).strip().splitlines()[0][:60]!r})"
+    return None
+
+
+def _scope(reader, read: _Function, item: cst.WithItem, inner: list, names: list, reuses: list) -> Optional[str]:
+    """``tf.variable_scope("Generator"[, reuse=...])`` (``as scope`` read only by a first
+    ``if reuse: scope.reuse_variables()``, which goes)."""
+    call = item.item
+    if not (isinstance(call, cst.Call) and reader.call_name(call) == "tf.variable_scope"):
+        return f"under {code(call)[:40]} (TF1 named layers by variable scopes only)"
+    args = optimizers.arguments(call, VARIABLE_SCOPE_PARAMS)
+    if args is None or set(args) - {"name_or_scope", "reuse"} \
+            or not isinstance(args.get("name_or_scope"), cst.SimpleString):
+        return f"in a variable scope other than a named one ({code(call)[:50]!r})"
+    names.append(args["name_or_scope"].evaluated_value)
+    if "reuse" in args:
+        reuses.append(args["reuse"])
+    read.scopes.append(item)
+    if item.asname is None:
+        return None
+    target = item.asname.name
+    first = inner[0] if inner else None
+    if not (isinstance(target, cst.Name) and isinstance(first, cst.If) and first.orelse is None
+            and len(first.body.body) == 1 and code(first.body.body[0]).strip() == f"{target.value}.reuse_variables()"):
+        return f"with its variable scope bound to a name ({code(call)[:50]!r})"
+    reads = [n for s in inner[1:] for n in nodes_of(s, (cst.Name,)) if n.value == target.value]
+    if reads:
+        return f"reading its variable scope {target.value!r}"
+    reuses.append(first.test)
+    read.reuses.append(first)
+    inner.pop(0)
+    return None
+
+
+def _reuse_at(read: _Function, call: cst.Call) -> Union[Tuple[object, ...], str]:
+    """Each layer's reuse at this call: True, False or AUTO (TF1's reuse is inherited: a
+    scope reusing makes every scope in it reuse)."""
+    params = [p for p in (*read.func.params.params, *read.func.params.kwonly_params)]
+    given: Dict[str, cst.BaseExpression] = {}
+    for at, arg in enumerate(call.args):
+        if arg.star:
+            return f"{read.func.name.value}() called with *args or **kwargs"
+        key = arg.keyword.value if arg.keyword is not None else params[at].name.value if at < len(params) else None
+        if key is None:
+            return f"{read.func.name.value}() called with more arguments than it takes"
+        given[key] = arg.value
+    defaults = {p.name.value: p.default for p in params if p.default is not None}
+    out: List[object] = []
+    for found in read.found:
+        values = []
+        for expr in found.reuse:
+            if isinstance(expr, cst.Name) and expr.value in {p.name.value for p in params}:
+                expr = given.get(expr.value, defaults.get(expr.value))
+            value = _literal(expr)
+            if value is None:
+                return f"{read.func.name.value}()'s reuse is not a literal at a call ({code(call)[:50]!r})"
+            values.append(value)
+        out.append(True if True in values else AUTO if AUTO in values else False)
+    return tuple(out)
+
+
+def _literal(expr) -> Optional[object]:
+    if expr is None:
+        return False
+    if isinstance(expr, cst.Name) and expr.value in ("True", "False", "None"):
+        return expr.value == "True"
+    if isinstance(expr, cst.Attribute) and expr.attr.value == "AUTO_REUSE":
+        return AUTO
+    return None
+
+
+def functions(reader) -> Tuple[LayerFunction, ...]:
+    """The functions whose layers the program makes (those called in its graph)."""
+    return tuple(LayerFunction(f.func, tuple(f.layers), tuple(f.scopes), tuple(f.reuses))
+                 for f in reader.layer_functions.values() if isinstance(f, _Function) and f.layers)
+
+
+# -- collections of variables -----------------------------------------------------------
+def collection(reader, stmt, binds, value: cst.Call) -> Optional[str]:
+    """``d_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="D")``."""
+    kind = reader.call_name(value)
+    args = optimizers.arguments(value, COLLECTIONS[kind])
+    key = (args or {}).get("key")
+    scope = (args or {}).get("scope")
+    if args is None or binds is None or len(binds) != 1 or not isinstance(scope, cst.SimpleString) or (
+            kind == "tf.get_collection" and not (isinstance(key, cst.Attribute)
+                                                 and key.attr.value == "TRAINABLE_VARIABLES")):
+        return f"the graph uses {kind}, which is not written natively yet"
+    uses = [n for n in nodes_of(reader.module, (cst.Name,)) if n.value == binds[0]]
+    given = [a for a in nodes_of(reader.module, (cst.Arg,)) if a.keyword is not None
+             and a.keyword.value == "var_list" and isinstance(a.value, cst.Name) and a.value.value == binds[0]]
+    if len(uses) != len(given) + 1:
+        return f"the collection {binds[0]!r} is read other than as a var_list"
+    names = dict(reader.tf1_names)
+    out: List[Union[str, Layer]] = []
+    for variable, trainable in reader.variables:
+        if not trainable:
+            continue
+        name = variable.scoped + "/" if isinstance(variable, Layer) else names.get(variable)
+        if name is None:
+            return f"the collection {binds[0]!r} of variables whose TF1 names are not known here"
+        if re.match(scope.evaluated_value, name):
+            out.append(variable)
+    reader.collected[binds[0]] = tuple(out)
+    reader.dropped.append(stmt)
+    return None
+
+
+__all__ = ["COLLECTIONS", "NATIVE_LAYERS", "collection", "function_calls", "functions", "graph_layers",
+           "prepared"]
