@@ -499,9 +499,10 @@ HIDDEN = 16
 
 
 def model(x):
-    h = tf.layers.dense(x, HIDDEN, activation=tf.nn.elu, name="fc1")
-    h = tf.layers.dense(h, HIDDEN, activation=tf.nn.elu, name="fc2")
-    return tf.squeeze(tf.layers.dense(h, 1, name="out"), axis=1)
+    h = tf.layers.dense(x, HIDDEN, activation=tf.nn.elu, name="fc1",
+                        kernel_initializer=tf.truncated_normal_initializer(stddev=0.3))
+    h = tf.layers.dense(h, HIDDEN, activation=tf.nn.elu, name="fc2", bias_initializer=tf.constant_initializer(0.1))
+    return tf.squeeze(tf.layers.dense(h, 1, name="out", kernel_initializer=tf.random_normal_initializer()), axis=1)
 
 
 def main():
@@ -530,11 +531,15 @@ if __name__ == "__main__":
 def test_a_module_function_making_layers_gets_them_made_once_before_it(tmp_path, tf1_python):
     """#57: the model a module function of tf.layers calls (the graph in main()): its layers
     are made once before it, as module state, from the module's constants, its body calls
-    them; the step trains their variables; TF1's names kept (fc1/kernel ...)."""
+    them; the step trains their variables; TF1's names kept (fc1/kernel ...); TF1's
+    initializers TF2's, TF1's defaults given where TF2 changed them (stddev 1.0)."""
     legacy, migrated = upgraded(tmp_path, "model_in_main", MODEL_IN_MAIN)
-    assert ('fc1_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, name="fc1")\n'
-            'fc2_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, name="fc2")\n'
-            'out_layer = tf.keras.layers.Dense(1, name="out")\n\n\ndef model(x):\n'
+    assert ('fc1_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, '
+            'kernel_initializer=tf.keras.initializers.TruncatedNormal(stddev=0.3), name="fc1")\n'
+            'fc2_layer = tf.keras.layers.Dense(HIDDEN, activation=tf.nn.elu, bias_initializer=tf.constant_initializer(0.1), '
+            'name="fc2")\n'
+            'out_layer = tf.keras.layers.Dense(1, kernel_initializer=tf.random_normal_initializer(stddev=1.0), '
+            'name="out")\n\n\ndef model(x):\n'
             '    h = fc1_layer(x)\n    h = fc2_layer(h)\n    return tf.squeeze(out_layer(h), axis=1)\n') in migrated, \
         migrated
     assert "variables = [*fc1_layer.trainable_variables, *fc2_layer.trainable_variables, " \

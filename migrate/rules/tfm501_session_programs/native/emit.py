@@ -20,7 +20,7 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _as_moved, _assigned_value
 from ..syntax import _ids, _value
-from . import checkpoints, optimizers, read, summaries
+from . import checkpoints, initializers, optimizers, read, summaries
 from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
 from .runs import _fetch_items, _run_parts
 
@@ -183,11 +183,14 @@ def _local_names(ctx, wanted) -> Dict[str, str]:
 def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> None:
     """The other rules' findings on what this edit removes or writes anew go: a block of
     graph code goes, the findings of what moved out of it into the steps stay."""
+    tf = code(ctx.tf(finding, ""))
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     moved_parts = {i for step in program.steps for c in step.computed for i in _ids(c.stmt)}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
     for call in program.get_variables:  # written anew: the renames of its parts go with it
-        dead |= _ids(call)
+        initializer = (optimizers.arguments(call, read.GET_VARIABLE_PARAMS) or {}).get("initializer")
+        kept = initializer is not None and _initializer(initializer, initializer, tf) is initializer
+        dead |= _ids(call) - (_ids(initializer) if kept else set())  # (an initializer kept: as fixed)
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
                  *(r.call.func for r in program.runs),
                  *(_value(s).func for s in program.seeds), *(c.func for c in program.variable_scopes),
@@ -237,7 +240,7 @@ def _initializer(original, updated, tf: str) -> cst.BaseExpression:
         kind = "GlorotNormal" if isinstance(uniform, cst.Name) and uniform.value == "False" else "GlorotUniform"
         seed = f"seed={code(given['seed'])}" if "seed" in given else ""
         return cst.parse_expression(f"{tf}.keras.initializers.{kind}({seed})")
-    return updated
+    return initializers.native(updated, tf)
 
 
 def _assigned(updated: cst.Call, key: str, how: str, used: bool) -> cst.BaseExpression:
@@ -444,7 +447,7 @@ def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: s
             continue
         if arg.keyword is None and at - 1 >= positional:
             arg = arg.with_changes(keyword=cst.Name(params[at - 1]), equal=_EQUAL)
-        args.append(arg.with_changes(comma=cst.MaybeSentinel.DEFAULT))
+        args.append(arg.with_changes(value=initializers.native(arg.value, tf), comma=cst.MaybeSentinel.DEFAULT))
     args.append(cst.Arg(cst.SimpleString(f'"{layer.name}"'), keyword=cst.Name("name"), equal=_EQUAL))
     return cst.SimpleStatementLine([cst.Assign(
         [cst.AssignTarget(cst.Name(obj))],

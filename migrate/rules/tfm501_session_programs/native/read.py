@@ -395,7 +395,7 @@ class _Reader:
         if len(items) != len(getattr(value, "elements", items)) or not all(
                 self._is_variable(v) or self._made_by_helper(v) for _, v in items):
             return f"the state {key!r} is not a tf.Variable or a literal of them"
-        made = tuple((expr, _trainable(call)) for expr, call in items)
+        made = tuple((expr, _trainable(call, self.call_name(call) in VARIABLES)) for expr, call in items)
         checkpoints.name_variables(self, items)
         self.state[key] = made
         self.variables.extend(made)
@@ -468,7 +468,7 @@ class _Reader:
     def optimizer(self, stmt, binds, call, name) -> Optional[str]:
         if len(binds) != 1:
             return "optimizers unpacked from one statement"
-        graph = set(self.placeholders) | set(self.computed) | set(self.state)
+        graph = set(self.placeholders) | set(self.computed)  # (a variable of the state: read each step)
         read = [n for n in _names_read(call) if n in graph]
         if read:
             return f"the optimizer's arguments read the graph value {read[0]!r}"
@@ -515,6 +515,9 @@ class _Reader:
         loss = args["loss"].value
         sparse = bool(SPARSE_OPS & set(self.calls_of_slice({loss})))
         keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
+        variable = next((n for n in _names_read(optimizer.call) if n in self.state), None)
+        if variable is not None:  # TF1 read it at each step; only TF1's optimizer is proven so
+            keras, why = None, f"its arguments read the variable {variable!r} at each step"
         optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
         self.losses.add(loss)
         self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
@@ -570,8 +573,18 @@ class _Reader:
         return out
 
 
-def _trainable(call: cst.Call) -> bool:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "trainable":
-            return not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
-    return True
+def _trainable(call: cst.Call, variable: bool) -> bool:
+    """Whether minimize() trains it: trainable, and not an integer (``tf.Variable(0)``, a
+    counter: TF1 had no gradient for it and left it out)."""
+    args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if not variable:  # a helper's call: its arguments are not the variable's
+        args = {k: v for k, v in args.items() if k == "trainable"}
+    first = call.args[0].value if variable and call.args and call.args[0].keyword is None \
+        else args.get("initial_value")
+    if isinstance(first, cst.UnaryOperation):
+        first = first.expression
+    dtype = code(args["dtype"]) if "dtype" in args else None
+    if dtype is not None and "int" in dtype.rsplit(".", 1)[-1] or dtype is None and isinstance(first, cst.Integer):
+        return False
+    trainable = args.get("trainable")
+    return not (isinstance(trainable, cst.Name) and trainable.value == "False")
