@@ -569,3 +569,61 @@ def test_a_function_making_layers_it_cannot_share_as_tf1_did_says_why(changes, w
         source = source.replace(old, new)
     said = cli("upgrade", upgraded(tmp_path, "kept", source)[0], "--no-cache").stdout
     assert f"not written as native TF2 steps: {why}" in said, said
+
+
+GAN_REUSE = '''"""carpedm20's DCGAN form: named layers shared by their own reuse=, the variables split by
+name (`[v for v in t_vars if "d_" in v.name]`) and by a scope given inline."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(3)
+real = rng.rand(48, 5).astype(np.float32)
+
+
+def generator(z):
+    h = tf.layers.dense(z, 8, activation=tf.nn.relu, name="g_h1")
+    return tf.layers.dense(h, 5, activation=tf.nn.sigmoid, name="g_out")
+
+
+def discriminator(x, reuse=False):
+    h = tf.layers.dense(x, 8, activation=tf.nn.relu, name="d_h1", reuse=reuse)
+    return tf.layers.dense(h, 1, name="d_out", reuse=reuse)
+
+
+z = tf.placeholder(tf.float32, [None, 3])
+x = tf.placeholder(tf.float32, [None, 5])
+fake = generator(z)
+d_real = discriminator(x)
+d_fake = discriminator(fake, reuse=True)
+d_loss = -tf.reduce_mean(tf.log(tf.sigmoid(d_real) + 1e-8) + tf.log(1. - tf.sigmoid(d_fake) + 1e-8))
+g_loss = -tf.reduce_mean(tf.log(tf.sigmoid(d_fake) + 1e-8))
+t_vars = tf.trainable_variables()
+d_vars = [v for v in t_vars if "d_" in v.name]
+train_d = tf.train.GradientDescentOptimizer(0.1).minimize(d_loss, var_list=d_vars)
+train_g = tf.train.GradientDescentOptimizer(0.1).minimize(g_loss, var_list=tf.trainable_variables(scope="g_"))
+
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    draws = np.random.RandomState(4)
+    for step in range(10):
+        noise = draws.uniform(-1, 1, [16, 3])
+        _, dl = sess.run([train_d, d_loss], {x: real[(step % 3) * 16:(step % 3 + 1) * 16], z: noise})
+        _, gl = sess.run([train_g, g_loss], {z: noise})
+        print("step", step, dl, gl)
+'''
+
+
+def test_named_layers_shared_by_their_own_reuse_and_variables_split_by_name(tmp_path, tf1_python):
+    """Layers given `name=` and `reuse=` share their weights across a function's calls as in
+    TF1; `t_vars = tf.trainable_variables()` filtered by a string in the names, or
+    `tf.trainable_variables("g_")` given inline, are the var_lists TF1 matched."""
+    legacy, migrated = upgraded(tmp_path, "gan_reuse", GAN_REUSE)
+    assert 'd_h1_layer = tf.keras.layers.Dense(8, activation=tf.nn.relu, name="d_h1")\n' in migrated, migrated
+    assert "variables = [*d_h1_layer.trainable_variables, *d_out_layer.trainable_variables]" in migrated
+    assert "variables = [*g_h1_layer.trainable_variables, *g_out_layer.trainable_variables]" in migrated
+    assert "t_vars = " not in migrated and "reuse=reuse" not in migrated, migrated
+    assert not TF1_LEFT.findall(code_only(migrated)) and "shims" not in migrated, migrated
+    verified(legacy, tmp_path / "out" / "gan_reuse.py", tf1_python)
+    some = GAN_REUSE.replace('"d_" in v.name', '"kernel" in v.name')
+    said = cli("upgrade", upgraded(tmp_path, "some", some)[0], "--no-cache").stdout
+    assert "not written as native TF2 steps: a collection of some of the variables of the layer 'g_h1'" in said, said

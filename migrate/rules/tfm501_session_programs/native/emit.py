@@ -443,7 +443,7 @@ def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: s
     _, params, positional = LAYERS[layer.function]
     args = []
     for at, arg in enumerate(call.args):
-        if arg.keyword is None and at == 0 or arg.keyword is not None and arg.keyword.value in ("inputs", "name"):
+        if arg.keyword is None and at == 0 or arg.keyword is not None and arg.keyword.value in ("inputs", "name", "reuse"):
             continue
         if arg.keyword is None and at - 1 >= positional:
             arg = arg.with_changes(keyword=cst.Name(params[at - 1]), equal=_EQUAL)

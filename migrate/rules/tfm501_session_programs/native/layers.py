@@ -4,8 +4,8 @@ In the graph code, each call is one layer, made with the steps' definitions and 
 the call was. In a module function the graph calls (a model, a GAN's generator and
 discriminator), each call of its body is one layer made before the function, the body
 calling it: TF1 made those layers at the function's first call and, where the function's
-variable scope reused them (``reuse=True``, ``scope.reuse_variables()``, ``tf.AUTO_REUSE``),
-its later calls shared them. A later call that does not reuse made new layers in TF1 (or
+variable scope reused them (``reuse=True``, ``scope.reuse_variables()``, ``tf.AUTO_REUSE``,
+or a named layer's own ``reuse=``), its later calls shared them. A later call that does not reuse made new layers in TF1 (or
 failed): not written here. The function's variable scopes become name scopes around the
 calls, so the layers' variables keep TF1's names (``Generator/dense/kernel``).
 
@@ -90,12 +90,14 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
     args = optimizers.arguments(call, ("inputs", *params))
     if args is None or "inputs" not in args:
         return f"a tf.layers.{function} call whose arguments cannot be read"
-    extra = sorted(set(args) & NOT_KERAS)
+    extra = sorted(set(args) & NOT_KERAS - ({"reuse"} if owner is not None else set()))
     if extra:
         return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
     given = args.get("name")
     if given is not None and not isinstance(given, cst.SimpleString):
         return f"a tf.layers.{function} named by an expression"
+    if "reuse" in args and given is None:  # (TF1 reused the function's name: dense)
+        return f"a tf.layers.{function} given reuse= without a name"
     taken = {layer.scoped for layer in reader.layers}
     prefix = scope + "/" if scope else ""
     if given is not None:
@@ -175,7 +177,7 @@ def _read_function(reader, func: cst.FunctionDef) -> Union[_Function, str, None]
         _, params_, _ = LAYERS[NATIVE_LAYERS[reader.call_name(found.call)]]
         args = optimizers.arguments(found.call, ("inputs", *params_)) or {}
         for key, arg in args.items():
-            if key == "inputs":
+            if key in ("inputs", "reuse"):
                 continue
             for read_name in _names_read(arg):
                 if read_name in local:
@@ -194,8 +196,8 @@ def _walk(reader, read: _Function, body, scope: Tuple[str, ...], reuse: Tuple) -
     """Reads the statements of a function making layers; why not written, else None."""
     for stmt in body:
         layers = [c for c in nodes_of(stmt, (cst.Call,)) if NATIVE_LAYERS.get(reader.call_name(c) or "")]
-        if isinstance(stmt, cst.SimpleStatementLine):
-            read.found += [_Found(call, scope, reuse) for call in layers]
+        if isinstance(stmt, cst.SimpleStatementLine):  # (a layer's own reuse= too)
+            read.found += [_Found(call, scope, (*reuse, *_own_reuse(call))) for call in layers]
         elif isinstance(stmt, cst.With):
             inner = list(stmt.body.body)
             names, reuses = list(scope), list(reuse)
@@ -211,6 +213,11 @@ def _walk(reader, read: _Function, body, scope: Tuple[str, ...], reuse: Tuple) -
         elif layers:
             return f"in a block ({code(stmt).strip().splitlines()[0][:60]!r})"
     return None
+
+
+def _own_reuse(call: cst.Call) -> Tuple[cst.BaseExpression, ...]:
+    """``tf.layers.dense(x, 8, name="fc", reuse=reuse)``: the layer's own reuse argument."""
+    return tuple(a.value for a in call.args if a.keyword is not None and a.keyword.value == "reuse")
 
 
 def _scope(reader, read: _Function, item: cst.WithItem, inner: list, names: list, reuses: list) -> Optional[str]:
@@ -287,35 +294,97 @@ def functions(reader) -> Tuple[LayerFunction, ...]:
 
 
 # -- collections of variables -----------------------------------------------------------
-def collection(reader, stmt, binds, value: cst.Call) -> Optional[str]:
-    """``d_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="D")``."""
-    kind = reader.call_name(value)
-    args = optimizers.arguments(value, COLLECTIONS[kind])
-    key = (args or {}).get("key")
-    scope = (args or {}).get("scope")
-    if args is None or binds is None or len(binds) != 1 or not isinstance(scope, cst.SimpleString) or (
-            kind == "tf.get_collection" and not (isinstance(key, cst.Attribute)
-                                                 and key.attr.value == "TRAINABLE_VARIABLES")):
-        return f"the graph uses {kind}, which is not written natively yet"
-    uses = [n for n in nodes_of(reader.module, (cst.Name,)) if n.value == binds[0]]
-    given = [a for a in nodes_of(reader.module, (cst.Arg,)) if a.keyword is not None
-             and a.keyword.value == "var_list" and isinstance(a.value, cst.Name) and a.value.value == binds[0]]
-    if len(uses) != len(given) + 1:
-        return f"the collection {binds[0]!r} is read other than as a var_list"
-    names = dict(reader.tf1_names)
-    out: List[Union[str, Layer]] = []
-    for variable, trainable in reader.variables:
-        if not trainable:
-            continue
-        name = variable.scoped + "/" if isinstance(variable, Layer) else names.get(variable)
-        if name is None:
-            return f"the collection {binds[0]!r} of variables whose TF1 names are not known here"
-        if re.match(scope.evaluated_value, name):
-            out.append(variable)
-    reader.collected[binds[0]] = tuple(out)
+def collection(reader, stmt, binds, value) -> Optional[str]:
+    """``d_vars = tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES, scope="D")``, ``t_vars =
+    tf.trainable_variables()``, ``d_vars = [v for v in t_vars if "d_" in v.name]``: bound to a
+    name only ``var_list=`` and such filters read (``collections_read``)."""
+    if binds is None or len(binds) != 1:
+        return "a collection of variables not bound to one name"
+    made = filtered(reader, value) if isinstance(value, cst.ListComp) else collected(reader, value)
+    if isinstance(made, str):
+        return made
+    reader.collected[binds[0]] = made
     reader.dropped.append(stmt)
     return None
 
 
-__all__ = ["COLLECTIONS", "NATIVE_LAYERS", "collection", "function_calls", "functions", "graph_layers",
-           "prepared"]
+def is_filter(reader, value) -> bool:
+    """``[v for v in t_vars if ...]`` over a collection read here."""
+    return isinstance(value, cst.ListComp) and isinstance(value.for_in.iter, cst.Name) \
+        and value.for_in.iter.value in reader.collected
+
+
+def collected(reader, call: cst.Call) -> Union[Tuple[Union[str, Layer], ...], str]:
+    """The trainable variables made so far whose TF1 names the scope matches (``re.match``,
+    as TF1 matched them), or why they are not read."""
+    kind = reader.call_name(call)
+    args = optimizers.arguments(call, COLLECTIONS[kind])
+    key, scope = (args or {}).get("key"), (args or {}).get("scope")
+    if args is None or scope is not None and not isinstance(scope, cst.SimpleString) or (
+            kind == "tf.get_collection" and not (isinstance(key, cst.Attribute)
+                                                 and key.attr.value == "TRAINABLE_VARIABLES")):
+        return f"the graph uses {kind}, which is not written natively yet"
+    pattern = scope.evaluated_value if scope is not None else ""
+    return _matching(reader, lambda name: re.match(pattern, name) is not None)
+
+
+def filtered(reader, comp: cst.ListComp) -> Union[Tuple[Union[str, Layer], ...], str]:
+    """``[v for v in t_vars if "d_" in v.name]`` (or ``v.name.startswith("d_")``)."""
+    loop = comp.for_in
+    test = loop.ifs[0].test if len(loop.ifs) == 1 else None
+    if not (is_filter(reader, comp) and isinstance(loop.target, cst.Name) and isinstance(comp.elt, cst.Name)
+            and comp.elt.value == loop.target.value and loop.inner_for_in is None and test is not None):
+        return "a list of variables the native form does not read"
+    name_of = f"{loop.target.value}.name"
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 \
+            and isinstance(test.comparisons[0].operator, cst.In) and isinstance(test.left, cst.SimpleString) \
+            and code(test.comparisons[0].comparator) == name_of:
+        part = test.left.evaluated_value
+        keep = (lambda name: part in name)
+    elif isinstance(test, cst.Call) and code(test.func) == f"{name_of}.startswith" and len(test.args) == 1 \
+            and isinstance(test.args[0].value, cst.SimpleString):
+        part = test.args[0].value.evaluated_value
+        keep = (lambda name: name.startswith(part))
+    else:
+        return "a list of variables filtered other than by a string in their names"
+    among = {id(v) if isinstance(v, Layer) else v for v in reader.collected[loop.iter.value]}
+    return _matching(reader, keep, among)
+
+
+def _matching(reader, keep, among=None) -> Union[Tuple[Union[str, Layer], ...], str]:
+    """The trainable variables (a layer: all of its, or none) whose TF1 names (``d_h1/kernel:0``)
+    ``keep`` keeps."""
+    names = dict(reader.tf1_names)
+    out: List[Union[str, Layer]] = []
+    for variable, trainable in reader.variables:
+        if not trainable or among is not None and (id(variable) if isinstance(variable, Layer) else variable) \
+                not in among:
+            continue
+        if isinstance(variable, Layer):
+            kept = {keep(f"{variable.scoped}/{w}:0") for w in ("kernel", "bias")}
+            if len(kept) != 1:
+                return f"a collection of some of the variables of the layer {variable.scoped!r}"
+            if kept.pop():
+                out.append(variable)
+            continue
+        name = names.get(variable)
+        if name is None:
+            return "a collection of variables whose TF1 names are not known here"
+        if keep(name + ":0"):
+            out.append(variable)
+    return tuple(out)
+
+
+def collections_read(reader) -> Optional[str]:
+    """Why a collection is read other than as a ``var_list=`` (or by a filter of it)."""
+    allowed = {id(n) for a in nodes_of(reader.module, (cst.Arg,)) if a.keyword is not None
+               and a.keyword.value == "var_list" for n in nodes_of(a.value, (cst.Name,))}
+    allowed |= {id(n) for stmt in reader.dropped for n in nodes_of(stmt, (cst.Name,))}
+    for name in reader.collected:
+        if any(n.value == name and id(n) not in allowed for n in nodes_of(reader.module, (cst.Name,))):
+            return f"the collection {name!r} is read other than as a var_list"
+    return None
+
+
+__all__ = ["COLLECTIONS", "NATIVE_LAYERS", "collected", "collection", "collections_read", "function_calls",
+           "functions", "graph_layers", "is_filter", "prepared"]

@@ -89,6 +89,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
+    why = layers.collections_read(reader)
+    if why:
+        return Blocker(why)
     saved = {id(c) for c in nodes_of(reader.saver.stmt, (cst.Call,))} if reader.saver is not None else set()
     if any(id(call) not in saved for call in plan.collections):  # (a Saver's var_list: every variable)
         return Blocker("a collection of variables read past the graph")
@@ -279,7 +282,7 @@ class _Reader:
             return self.optimizer(stmt, binds, value, name)
         if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
-        if name in layers.COLLECTIONS:
+        if name in layers.COLLECTIONS or layers.is_filter(self, value):
             return layers.collection(self, stmt, binds, value)
         why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds)
         if why:
@@ -532,6 +535,9 @@ class _Reader:
         collection by scope (``layers.collection``)."""
         if isinstance(expr, cst.Name) and expr.value in self.collected:
             return self.collected[expr.value]
+        if isinstance(expr, cst.Call) and self.call_name(expr) in layers.COLLECTIONS:
+            made = layers.collected(self, expr)  # var_list=tf.trainable_variables("d_")
+            return None if isinstance(made, str) else made
         if isinstance(expr, cst.Call) and code(expr.func) == "list" and len(expr.args) == 1:
             expr = expr.args[0].value  # list(weights.values())
         if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args \
