@@ -627,3 +627,16 @@ def test_named_layers_shared_by_their_own_reuse_and_variables_split_by_name(tmp_
     some = GAN_REUSE.replace('"d_" in v.name', '"kernel" in v.name')
     said = cli("upgrade", upgraded(tmp_path, "some", some)[0], "--no-cache").stdout
     assert "not written as native TF2 steps: a collection of some of the variables of the layer 'g_h1'" in said, said
+
+
+def test_a_collection_the_graph_computes_with_keeps_the_graph_program(tmp_path):
+    """A collection read by graph code (an L2 penalty over the discriminator's variables) is
+    not dropped from under the step that computes with it: the program keeps the
+    GraphProgram form and says why."""
+    source = open(os.path.join(os.path.dirname(__file__), "programs", "gan_layer_functions.py")).read()
+    train = "train_d = tf.train.AdamOptimizer(0.01, beta1=0.5).minimize(d_loss, var_list=d_vars)\n"
+    assert train in source
+    source = source.replace(train, "d_reg = d_loss + 0.01 * tf.add_n([tf.nn.l2_loss(v) for v in d_vars])\n"
+                                   + train.replace("minimize(d_loss", "minimize(d_reg"))
+    said = cli("upgrade", upgraded(tmp_path, "penalty", source)[0], "--no-cache").stdout
+    assert "not written as native TF2 steps: the collection 'd_vars' is read other than as a var_list" in said, said

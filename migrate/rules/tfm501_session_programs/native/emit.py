@@ -102,7 +102,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                 leading_lines=_blank_lines(node.leading_lines))))
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
-    _drop_superseded(ctx, finding, program, anchor)
+    _drop_superseded(ctx, finding, program, anchor, tf)
 
 
 def _layer_function_edits(ctx, finding: Finding, program: NativeProgram, layers: Dict[int, str],
@@ -180,10 +180,9 @@ def _local_names(ctx, wanted) -> Dict[str, str]:
     return {name: unused_name(name, original) for name in wanted}
 
 
-def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor) -> None:
+def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: str) -> None:
     """The other rules' findings on what this edit removes or writes anew go: a block of
     graph code goes, the findings of what moved out of it into the steps stay."""
-    tf = code(ctx.tf(finding, ""))
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     moved_parts = {i for step in program.steps for c in step.computed for i in _ids(c.stmt)}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}

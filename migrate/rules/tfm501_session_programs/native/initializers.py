@@ -16,7 +16,7 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import arg, code
 
 from . import optimizers
 
@@ -78,10 +78,7 @@ def native(expr: cst.BaseExpression, tf: str) -> cst.BaseExpression:
             value = cst.parse_expression(defaults[param])
         else:
             continue
-        keyword = None if name == "constant_initializer" else cst.Name(param)
-        out.append(cst.Arg(value, keyword=keyword,
-                           equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-                           if keyword else cst.MaybeSentinel.DEFAULT))
+        out.append(arg(value, None if name == "constant_initializer" else param))
     return cst.Call(cst.parse_expression(f"{tf}.{made}"), out)
 
 

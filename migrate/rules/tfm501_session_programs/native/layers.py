@@ -27,7 +27,7 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from . import optimizers
 from .model import Layer, LayerFunction
-from .syntax import _bound, _names_read
+from .syntax import _binds, _bound, _names_read
 
 # TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
 # its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
@@ -108,7 +108,7 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
         name = next(n for n in (function if k == 0 else f"{function}_{k}" for k in range(len(taken) + 1))
                     if prefix + n not in taken)
     # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
-    made = bound if bound and not given else re.sub(r"\W", "_", f"{scope}_{name}" if scope else name).lower()
+    made = bound if bound and not given else re.sub(r"\W", "_", f"{scope.lower()}_{name}" if scope else name)
     layer = Layer(call, keras, name, given is not None, function, made, scope, owner)
     reader.layers.append(layer)
     reader.allowed.add(id(call))
@@ -379,7 +379,8 @@ def collections_read(reader) -> Optional[str]:
     """Why a collection is read other than as a ``var_list=`` (or by a filter of it)."""
     allowed = {id(n) for a in nodes_of(reader.module, (cst.Arg,)) if a.keyword is not None
                and a.keyword.value == "var_list" for n in nodes_of(a.value, (cst.Name,))}
-    allowed |= {id(n) for stmt in reader.dropped for n in nodes_of(stmt, (cst.Name,))}
+    made = [s for s in reader.dropped if (_binds(s) or ("",))[0] in reader.collected]  # (their filters)
+    allowed |= {id(n) for stmt in made for n in nodes_of(stmt, (cst.Name,))}
     for name in reader.collected:
         if any(n.value == name and id(n) not in allowed for n in nodes_of(reader.module, (cst.Name,))):
             return f"the collection {name!r} is read other than as a var_list"

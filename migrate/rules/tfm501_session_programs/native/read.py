@@ -540,11 +540,11 @@ class _Reader:
             return None if isinstance(made, str) else made
         if isinstance(expr, cst.Call) and code(expr.func) == "list" and len(expr.args) == 1:
             expr = expr.args[0].value  # list(weights.values())
-        if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args \
-                and expr.func.attr.value == "values" and isinstance(expr.func.value, cst.Name) \
-                and all(e[len(expr.func.value.value) + 1:][:1] in ("'", '"')
-                        for e, _ in self.state.get(expr.func.value.value, ((" ", True),))):
-            return tuple(e for e, _ in self.state[expr.func.value.value])  # a dict of the state
+        owner = expr.func.value.value if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+            and not expr.args and expr.func.attr.value == "values" and isinstance(expr.func.value, cst.Name) else ""
+        made = self.state.get(owner, ())
+        if made and all(e[len(owner) + 1:][:1] in ("'", '"') for e, _ in made):  # a dict literal of the state
+            return tuple(e for e, _ in made)
         if isinstance(expr, cst.Name) and expr.value in self.computed:
             made = self.computed[expr.value].stmt
             expr = _value(made) if len(self.computed[expr.value].binds) == 1 else None
