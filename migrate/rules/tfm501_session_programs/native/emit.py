@@ -20,7 +20,7 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _as_moved, _assigned_value
 from ..syntax import _ids, _value
-from . import checkpoints, initializers, optimizers, read, summaries
+from . import checkpoints, initializers, optimizers, read, regularizers, summaries
 from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
 from .runs import _fetch_items, _run_parts
 
@@ -63,6 +63,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _eager_edits(finding, program, tf)
     _writer_edits(finding, program, tf)
     _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
+    regularizers.edits(finding, program, layers, tf)
     for run in program.runs:
         if run.step is None:  # variables read where the run was: W.numpy()
             finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
@@ -200,7 +201,7 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
                  *(s for r in program.runs if r.written for s in r.written.adds),
                  *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
                  *(item for f in program.layer_functions for item in f.scopes),
-                 *(stmt for f in program.layer_functions for stmt in f.reuses),
+                 *(stmt for f in program.layer_functions for stmt in f.reuses), *regularizers.written(program),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]

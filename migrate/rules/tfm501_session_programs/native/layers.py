@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
-from . import optimizers
+from . import optimizers, regularizers
 from .model import Layer, LayerFunction
 from .syntax import _binds, _bound, _names_read
 
@@ -34,7 +34,7 @@ from .syntax import _binds, _bound, _names_read
 # norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
 NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("dropout", "batch_normalization")}
 NATIVE_LAYERS["tf.contrib.layers.flatten"] = "flatten"  # (TF 1.15's is tf.layers.flatten in a name scope)
-NOT_KERAS = {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint",
+NOT_KERAS = {"activity_regularizer", "kernel_constraint",
              "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
              "pointwise_constraint", "reuse"}
 VARIABLE_SCOPE_PARAMS = ("name_or_scope", "default_name", "values", "initializer", "regularizer",
@@ -60,10 +60,14 @@ class _Function:
     scopes: List[cst.WithItem] = field(default_factory=list)
     reuses: List[cst.If] = field(default_factory=list)
     layers: List[Layer] = field(default_factory=list)  # made by the first call
+    regularizers: set = field(default_factory=set)  # ids of tf.contrib's given to its layers
+    # names its body reads only as its layers' regularizers (read when they are made)
+    regularizer_names: set = field(default_factory=set)
 
     def allowed(self) -> set:
-        """The ids of its calls the native form writes (the layers, the variable scopes)."""
-        return {id(f.call) for f in self.found} | {id(item.item) for item in self.scopes}
+        """The ids of its calls the native form writes (the layers, the variable scopes, the
+        contrib regularizers given to layers, read with them at the first call)."""
+        return {id(f.call) for f in self.found} | {id(item.item) for item in self.scopes} | self.regularizers
 
 
 # -- layers of the graph code -----------------------------------------------------------
@@ -93,6 +97,10 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
     extra = sorted(set(args) & NOT_KERAS - ({"reuse"} if owner is not None else set()))
     if extra:
         return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
+    for key in regularizers.PARAMS:
+        why = regularizers.layer_regularizer(reader, args[key]) if key in args else None
+        if why:
+            return f"tf.layers.{function}'s {key}= is {why}"
     given = args.get("name")
     if given is not None and not isinstance(given, cst.SimpleString):
         return f"a tf.layers.{function} named by an expression"
@@ -109,7 +117,7 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
                     if prefix + n not in taken)
     # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
     made = bound if bound and not given else re.sub(r"\W", "_", f"{scope.lower()}_{name}" if scope else name)
-    layer = Layer(call, keras, name, given is not None, function, made, scope, owner)
+    layer = Layer(call, keras, name, given is not None, function, made, scope, owner, regularizers.regularized(args))
     reader.layers.append(layer)
     reader.allowed.add(id(call))
     trainable = args.get("trainable")
@@ -173,17 +181,25 @@ def _read_function(reader, func: cst.FunctionDef) -> Union[_Function, str, None]
     local = {p.name.value for p in (*params.params, *params.kwonly_params)} | _bound(func.body.body)
     at = next(i for i, s in enumerate(reader.module_body) if s is func)
     before = _bound(reader.module_body[:at]) | reader.imported | set(dir(builtins))
+    given: set = set()  # the names its regularizer arguments read
     for found in read.found:  # the layers are made before the function: from what is bound there
         _, params_, _ = LAYERS[NATIVE_LAYERS[reader.call_name(found.call)]]
         args = optimizers.arguments(found.call, ("inputs", *params_)) or {}
         for key, arg in args.items():
             if key in ("inputs", "reuse"):
                 continue
+            if key in regularizers.PARAMS:
+                read.regularizers |= {id(c) for c in nodes_of(arg, (cst.Call,))
+                                      if reader.call_name(c) in regularizers.CONTRIB}
+                given |= {id(n) for n in nodes_of(arg, (cst.Name,))}
             for read_name in _names_read(arg):
                 if read_name in local:
                     return f"{name}() makes a layer from {read_name!r}, which it computes or takes"
                 if read_name not in before:
                     return f"{name}() makes a layer from {read_name!r}, bound after the function"
+    names = list(nodes_of(func.body, (cst.Name,)))
+    read.regularizer_names = {n.value for n in names if id(n) in given} - {n.value for n in names
+                                                                           if id(n) not in given}
     uses = [n for n in nodes_of(reader.module, (cst.Name,)) if n.value == name]
     graph = {id(c) for stmt in reader.graph for c in nodes_of(stmt, (cst.Call,))
              if isinstance(c.func, cst.Name) and c.func.value == name}

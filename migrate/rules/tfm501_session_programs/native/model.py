@@ -42,6 +42,8 @@ class Layer:
     makes: str                     # what the layer object is named after (``pool1``: pool1_layer)
     scope: str = ""                # TF1's variable scopes around it ("Generator")
     owner: Optional[str] = None    # the module function whose body calls it (made before it)
+    # its kernel_regularizer= / bias_regularizer= as TF1 wrote them (their losses: ``.losses``)
+    regularizers: Tuple[Tuple[str, cst.BaseExpression], ...] = ()
 
     @property
     def scoped(self) -> str:
@@ -60,6 +62,16 @@ class LayerFunction:
     layers: Tuple[Layer, ...]
     scopes: Tuple[cst.WithItem, ...]       # ``tf.variable_scope("Generator", reuse=reuse)``
     reuses: Tuple[cst.If, ...]             # ``if reuse: scope.reuse_variables()``: they go
+
+
+@dataclass(frozen=True)
+class RegularizationRead:
+    """``tf.losses.get_regularization_loss()`` (``total``), ``get_regularization_losses()`` or
+    ``tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)``: the losses of the regularized
+    layers made before it, as TF1's collection held them then (``layer.losses``)."""
+    call: cst.Call
+    total: bool
+    layers: Tuple[Layer, ...]
 
 
 @dataclass(frozen=True)
@@ -198,3 +210,5 @@ class NativeProgram:
     writers: Tuple[cst.SimpleStatementLine, ...] = ()  # FileWriters: tf.summary.create_file_writer
     graph_adds: Tuple[cst.BaseStatement, ...] = ()     # writer.add_graph(sess.graph): goes
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
+    regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
+    regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'

@@ -25,8 +25,10 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import checkpoints, forward, layers, optimizers, session, summaries
-from .model import Blocker, Computed, Layer, NativeProgram, Optimizer, Run, Saver, Step, Summary, Training
+from . import checkpoints, forward, layers, optimizers, regularizers, session, summaries
+from .blocked import NOT_NATIVE, PLAN_BLOCKERS
+from .model import (Blocker, Computed, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
+                    Summary, Training)
 from .runs import _contexts, _train_runs_merged, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
@@ -44,29 +46,6 @@ XAVIER = "tf.contrib.layers.xavier_initializer"
 # made in it, eagerly as in TF1; a device places them)
 SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
-# graph code whose native form is not written here (state, collections, summaries, layers,
-# control flow over ops, assignments): a program using it converts through GraphProgram
-# (``tf.name_scope`` in a function of the graph only names its ops, as in a step)
-NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras.", "tf.estimator.",
-              "tf.data.", "tf.metrics.", "tf.get_variable", "tf.Variable", "tf.placeholder", "tf.assign",
-              "tf.global_variables", "tf.trainable_variables", "tf.local_variables", "tf.get_collection",
-              "tf.add_to_collection", "tf.control_dependencies", "tf.group", "tf.losses.get_",
-              "tf.get_default_graph", "tf.py_func", "tf.Print", "tf.variables_initializer",
-              "tf.make_template", "tf.nn.rnn_cell.", "tf.nn.dynamic_rnn", "tf.nn.static_rnn",
-              "tf.nn.bidirectional_dynamic_rnn", "tf.while_loop", "tf.no_op", "tf.identity",
-              "tf.Session", "tf.InteractiveSession", "tf.get_local_variable", "tf.variable_scope",
-              "tf.device", "tf.random.set_seed", "tf.set_random_seed")
-PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's field
-    ("passed", "the session is passed to a function"),
-    ("queue_runners", "queue runners"),
-    ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
-    ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
-    ("program_of", "the session is run by a function"), ("scoped", "placeholders inside a scope"),
-    ("makers", "placeholders made by a function"), ("switches", "a graph-mode switch"),
-    ("graph_savers", "a tf.train.Saver"), ("eager_runs", ""),
-)
-
-
 def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
          call_name: CallName, module: cst.Module) -> Union[NativeProgram, Blocker]:
     """The program as native TF2, or why not."""
@@ -122,6 +101,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
+    why = regularizers.unbuilt(reader, runs)
+    if why:
+        return Blocker(why)
     kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
     beside = session.beside_runs(reader, plan, stmts, session_at, module, call_name, kept)
     if isinstance(beside, Blocker):
@@ -138,7 +120,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          forward=forward.share(kept, reader.placeholders),
                          defined_at=plan.graph_end if plan.session_first else None,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
-                         unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader), **beside)
+                         unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
+                         regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
+                         **beside)
 
 
 
@@ -186,6 +170,8 @@ class _Reader:
         self.layer_functions: Dict[str, object] = {}  # module functions making layers (layers.prepared)
         self.collected: Dict[str, Tuple[Union[str, Layer], ...]] = {}  # var_list collections by scope
         self.graph: List[cst.BaseStatement] = []  # the graph's statements
+        self.regularization: List[RegularizationRead] = []  # reads of the layers' regularization losses
+        self.regularizers: List[Tuple[cst.Call, str]] = []  # tf.contrib's regularizers: written as Keras'
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -282,9 +268,10 @@ class _Reader:
             return self.optimizer(stmt, binds, value, name)
         if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or self._made_by_helper(value):
             return self.variable(stmt, binds, value)
-        if name in layers.COLLECTIONS or layers.is_filter(self, value):
+        if name in layers.COLLECTIONS and not regularizers.is_losses(self, value) or layers.is_filter(self, value):
             return layers.collection(self, stmt, binds, value)
-        why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds)
+        why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds) \
+            or regularizers.losses_read(self, value)
         if why:
             return why
         why = self.forbidden(value)
@@ -370,6 +357,7 @@ class _Reader:
             return f"{func.name.value}() uses {why}"
         graph = set(self.placeholders) | set(self.computed)
         defaults = [p.default for p in nodes_of(func.params, (cst.Param,)) if p.default is not None]
+        graph -= made.regularizer_names if made is not None else set()  # (read as its layers are made)
         read = [n for n in (*_free_names(func), *(r for d in defaults for r in _names_read(d))) if n in graph]
         if read:
             return f"{func.name.value}() reads the graph value {read[0]!r}"
@@ -385,7 +373,7 @@ class _Reader:
         graph = set(self.placeholders) | set(self.computed)
         read = [n for n in _names_read(value) if n in graph]
         for name in read:
-            why = self._made_once(name)
+            why = self.made_once(name)
             if why:
                 return f"the variable {key!r} is made from the graph value {name!r}, {why}"
         if isinstance(value, cst.Dict):
@@ -404,7 +392,7 @@ class _Reader:
         self.variables.extend(made)
         return None
 
-    def _made_once(self, name: str) -> Optional[str]:
+    def made_once(self, name: str) -> Optional[str]:
         """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
         initializer computed it once, so it stays where it was, computed eagerly once. Why
         it cannot (it reads a placeholder or the state, or steps read it too), else None."""
@@ -419,7 +407,7 @@ class _Reader:
             if read in self.placeholders or read in self.state:
                 return f"which reads {read!r}"
             if read in self.computed:
-                why = self._made_once(read)
+                why = self.made_once(read)
                 if why:
                     return why
         self.once.add(name)

@@ -1,0 +1,27 @@
+"""What the native form does not write yet (pure tables): the graph code a program using it
+keeps in graph mode (through GraphProgram), and the Plan's fields that do the same."""
+from __future__ import annotations
+
+# graph code whose native form is not written here (state, collections, summaries, layers,
+# control flow over ops, assignments): a program using it converts through GraphProgram
+# (``tf.name_scope`` in a function of the graph only names its ops, as in a step)
+NOT_NATIVE = ("tf.train.", "tf.summary.", "tf.layers.", "tf.contrib.", "tf.keras.", "tf.estimator.",
+              "tf.data.", "tf.metrics.", "tf.get_variable", "tf.Variable", "tf.placeholder", "tf.assign",
+              "tf.global_variables", "tf.trainable_variables", "tf.local_variables", "tf.get_collection",
+              "tf.add_to_collection", "tf.control_dependencies", "tf.group", "tf.losses.get_",
+              "tf.get_default_graph", "tf.py_func", "tf.Print", "tf.variables_initializer",
+              "tf.make_template", "tf.nn.rnn_cell.", "tf.nn.dynamic_rnn", "tf.nn.static_rnn",
+              "tf.nn.bidirectional_dynamic_rnn", "tf.while_loop", "tf.no_op", "tf.identity",
+              "tf.Session", "tf.InteractiveSession", "tf.get_local_variable", "tf.variable_scope",
+              "tf.device", "tf.random.set_seed", "tf.set_random_seed")
+PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's field
+    ("passed", "the session is passed to a function"),
+    ("queue_runners", "queue runners"),
+    ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
+    ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
+    ("program_of", "the session is run by a function"), ("scoped", "placeholders inside a scope"),
+    ("makers", "placeholders made by a function"), ("switches", "a graph-mode switch"),
+    ("graph_savers", "a tf.train.Saver"), ("eager_runs", ""),
+)
+
+__all__ = ["NOT_NATIVE", "PLAN_BLOCKERS"]
