@@ -29,6 +29,8 @@ def summary(program: NativeProgram) -> str:
         parts.append("tf.train.Saver -> tf.train.Checkpoint" + (
             " and a CheckpointManager for its saves at a step" if program.saver.directory is not None else "")
             + " (tf-migrate ckpt convert --program resumes the TF1 program's checkpoints)")
+    for name in dict.fromkeys(name for _, name in program.renames):
+        parts.append(f"the session's block bound the graph's {name!r} to a Python value: that binding is renamed")
     if any(step.summaries for step in program.steps):
         parts.append("summaries written by the steps with tf.summary v2, TF1's tags kept")
     return "; ".join(dict.fromkeys(parts))

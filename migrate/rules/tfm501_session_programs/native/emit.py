@@ -64,6 +64,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _writer_edits(finding, program, tf)
     _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
     regularizers.edits(finding, program, layers, tf)
+    _block_renames(ctx, finding, program)
     for run in program.runs:
         if run.step is None:  # variables read where the run was: W.numpy()
             finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
@@ -124,6 +125,14 @@ def _layer_function_edits(ctx, finding: Finding, program: NativeProgram, layers:
                 item=cst.Call(cst.parse_expression(scope), [cst.Arg(name)]), asname=None))
         for stmt in function.reuses:
             finding.remove(stmt)
+
+
+def _block_renames(ctx, finding: Finding, program: NativeProgram) -> None:
+    """The session block's own binding of a state name, renamed (``b`` -> ``b_1``): the
+    steps read the graph's variable by its name, as TF1's graph held it."""
+    new = {old: fresh_name(ctx, old) for old in dict.fromkeys(name for _, name in program.renames)}
+    for node, old in program.renames:
+        finding.replace(node, lambda updated, name=new[old]: updated.with_changes(value=name))
 
 
 def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:

@@ -212,3 +212,6 @@ class NativeProgram:
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
     regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
     regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'
+    # the session's block's own binding of a state name (``b = (step % 8) * 32``): its nodes,
+    # renamed (the graph's variable keeps the name)
+    renames: Tuple[Tuple[cst.Name, str], ...] = ()

@@ -78,8 +78,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     block = stmts[plan.graph_end:] if plan.session_first else stmts[session_at:]
     rebound = sorted(_bound(block) & (set(reader.state) | reader.functions
                                       | {layer.makes + "_layer" for layer in reader.layers}))
-    if rebound:  # TF1's graph kept the object; a step would read the name's new value
-        return Blocker(f"the session's block rebinds {rebound[0]!r}, which the graph reads")
+    renames = session.renamed(block, rebound) if all(n in reader.state for n in rebound) else None
+    if renames is None or isinstance(renames, str):  # TF1's graph kept the object; a step reads the name
+        return Blocker(renames or f"the session's block rebinds {rebound[0]!r}, which the graph reads")
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
     reader.blocks = [list(stmts)]
@@ -122,6 +123,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
                          unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
                          regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
+                         renames=renames,
                          **beside)
 
 

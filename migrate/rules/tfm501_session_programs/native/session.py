@@ -3,7 +3,7 @@ restores, a second session restoring, assignments of Python values, summary writ
 form's reading is its own module's (``checkpoints``, ``runs``, ``summaries``)."""
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -51,3 +51,46 @@ def _writers_handled(plan: Plan, writers, graph_adds) -> Optional[str]:
     if any(id(a) not in inside for a in plan.session_graphs):
         return "the session's graph is used"
     return None
+
+
+def renamed(block: Sequence[cst.BaseStatement], names: Sequence[str]) -> Union[Tuple[Tuple[cst.Name, str], ...], str]:
+    """The session's block binding a name of the graph's state (``b = (step % 8) * 32``, ``b =
+    sess.run(hypothesis)``): TF1's graph kept the variable, the block's ``b`` was a Python
+    value from then on. The block's occurrences of it, renamed (their nodes and the name),
+    when its first one binds it in a list of statements holding every later one (so each
+    later one reads what the block bound); else why not."""
+    out: List[Tuple[cst.Name, str]] = []
+    for name in names:
+        found = _occurrences(block, name)
+        first = found[0] if found else None
+        holder = _binding_list(block, first) if first is not None else None
+        if holder is None:
+            return f"the session's block uses {name!r}, the graph's, before binding it in its statements"
+        statements, at = holder
+        later = {id(n) for stmt in statements[at:] for n in nodes_of(stmt, (cst.Name,))}
+        if any(id(n) not in later for n in found):
+            return f"the session's block rebinds {name!r}, which the graph reads, and reads it elsewhere"
+        out += [(n, name) for n in found]
+    return tuple(out)
+
+
+def _occurrences(block, name: str) -> List[cst.Name]:
+    """The Name nodes of ``name`` in the block, in source order (attributes and keywords aside)."""
+    skip = {id(a.attr) for stmt in block for a in nodes_of(stmt, (cst.Attribute,))}
+    skip |= {id(a.keyword) for stmt in block for a in nodes_of(stmt, (cst.Arg,)) if a.keyword is not None}
+    return [n for stmt in block for n in nodes_of(stmt, (cst.Name,)) if n.value == name and id(n) not in skip]
+
+
+def _binding_list(block, first: cst.Name) -> Optional[Tuple[list, int]]:
+    """(the statements, the index of the one) where ``first`` is the target of ``name = ...``
+    in a statement list of the block (its top, a ``with`` or ``for`` body in it), else None."""
+    lists = [list(block)] + [list(n.body.body) for stmt in block for n in nodes_of(stmt, (cst.With, cst.For))
+                             if isinstance(n.body, cst.IndentedBlock)]
+    for statements in lists:
+        for at, stmt in enumerate(statements):
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+                    and isinstance(stmt.body[0], cst.Assign) \
+                    and any(t.target is first for t in stmt.body[0].targets):
+                return statements, at
+    return None
+
