@@ -523,3 +523,57 @@ def _running(pid: int) -> bool:
             return handle.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
     except FileNotFoundError:
         return False
+
+
+CHAOTIC = '''
+import tensorflow as tf
+
+x = tf.Variable(0.4142135, name="x")
+step = tf.assign(x, 3.9 * x * (1.0 - x))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(24):
+        value = sess.run(step)
+        if i % 4 == 3:
+            print("x", i, "%.9f" % value)
+'''
+# its TF2 form with the product written another way: equal but for rounding, which the
+# logistic map at r=3.9 carries from 1e-7 to 1e-1 within 24 steps (before it saturates)
+CHAOTIC_TF2 = '''
+import tensorflow as tf
+
+x = tf.Variable(0.4142135, name="x")
+
+
+@tf.function
+def step():
+    return x.assign(3.9 * (x - x * x))
+
+
+for i in range(24):
+    value = step().numpy()
+    if i % 4 == 3:
+        print("x", i, "%.9f" % value)
+'''
+
+
+def test_nudge_compares_within_what_tf1_itself_carries_one_ulp_to(tmp_path, tf1_python):
+    """--nudge: one more TF1 run from initial values one ulp apart. A program that amplifies
+    rounding (a chaotic map) moves there, and a migration equal to it but for rounding
+    passes where TF1 moved; without --nudge, the same migration is NOT EQUIVALENT."""
+    (tmp_path / "chaos.py").write_text(CHAOTIC)
+    (tmp_path / "chaos_tf2.py").write_text(CHAOTIC_TF2)
+    plain = cli("verify", tmp_path / "chaos.py", tmp_path / "chaos_tf2.py", "--program",
+                "--tf1-python", tf1_python, "--format", "json")
+    assert plain.returncode == 1 and not json.loads(plain.stdout)["ok"], plain.stdout[-2000:]
+    nudged = cli("verify", tmp_path / "chaos.py", tmp_path / "chaos_tf2.py", "--program",
+                 "--tf1-python", tf1_python, "--nudge", "--format", "json")
+    report = json.loads(nudged.stdout)
+    assert nudged.returncode == 0 and report["ok"], nudged.stdout[-2000:]
+    assert report["repeat"]["nudged"] and report["repeat"]["runs"] == 1
+    assert report["repeat"]["tf1_lines_moved_by_one_ulp"] >= 3, report["repeat"]
+    assert report["variables"][0]["tf1_spread"] > 0, report["variables"]
+    text = cli("verify", tmp_path / "chaos.py", tmp_path / "chaos_tf2.py", "--program",
+               "--tf1-python", tf1_python, "--nudge")
+    assert "TF1 from initial values one ulp apart: 6 printed lines moved" in " ".join(text.stdout.split()), \
+        text.stdout

@@ -52,6 +52,8 @@ def verify(
              "migrated tree)."),
     repeat: int = typer.Option(1, "--repeat", metavar="N",
         help="--program: run LEGACY N times and say where TF1 itself is not deterministic."),
+    nudge: bool = typer.Option(False, "--nudge", help="--program: run LEGACY once more from initial values "
+                               "one ulp apart; where TF1 itself moves, compare within ten times that."),
     tf1_cache: Optional[str] = typer.Option(None, "--tf1-cache", metavar="DIR",
         help="--program: keep LEGACY's real-TF1 results here, keyed by its source, "
              "arguments, folder and interpreter (data files are not in the key)."),
@@ -84,7 +86,7 @@ def verify(
     if program:
         report = _running(lambda: verify_program(
             legacy, migrated, list(program_args or ()), rtol, atol, keep, timeout, tf1_python, cwd,
-            migrated_cwd, repeat, tf1_cache, plot, memory_limit))
+            migrated_cwd, repeat, tf1_cache, plot, memory_limit, nudge))
     else:
         report = _running(lambda: verify_function(
             legacy, migrated, [parse_input(text) for text in inputs], grads, rtol, atol, seed,

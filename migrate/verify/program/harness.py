@@ -152,7 +152,11 @@ def _init_data():
     if not os.path.exists(cfg["init"]):
         return {}
     with np.load(cfg["init"]) as data:
-        return {k: data[k] for k in data.files}
+        values = {k: data[k] for k in data.files}
+    if cfg.get("nudge"):  # each float one ulp up: how far the program itself carries rounding
+        values = {k: np.nextafter(v, np.array(np.inf, v.dtype)) if v.dtype.kind == "f" else v
+                  for k, v in values.items()}  # (in its own dtype: a scalar too)
+    return values
 
 
 def _label(n, name):

@@ -375,6 +375,16 @@ def spreads(runs: List[List[Record]]) -> Dict[int, List[float]]:
     return {i: s for i, s in out.items() if any(s)}
 
 
+def widened(spread: Dict[int, List[float]], other: Dict[int, List[float]],
+            factor: float) -> Dict[int, List[float]]:
+    """Two spreads by record, position by position the larger, ``other``'s times ``factor``."""
+    out = {i: list(s) for i, s in spread.items()}
+    for i, values in other.items():
+        mine = out.setdefault(i, [0.0] * len(values))
+        out[i] = [max(a, factor * b) for a, b in zip(mine + [0.0] * (len(values) - len(mine)), values)]
+    return out
+
+
 def compare(name: str, want: List[Record], got: List[Record], rtol: float, atol: float,
             unstable: Optional[Dict[int, List[float]]] = None) -> Stream:
     stream = Stream(name)

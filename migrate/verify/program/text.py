@@ -135,6 +135,12 @@ def _notes(report: dict, console) -> None:
             "it printed the same numbers each time" if not n else
             f"{n} printed lines differed between its own runs (TF1 is not deterministic there; "
             "those lines pass within TF1's own spread)"))
+    if report["repeat"].get("nudged"):
+        n = report["repeat"]["tf1_lines_moved_by_one_ulp"]
+        console.print("TF1 from initial values one ulp apart: " + (
+            "it printed the same numbers (rounding does not grow in this program)" if not n else
+            f"{n} printed lines moved (the program carries rounding that far; those lines, and "
+            "final variables that moved, pass within ten times what TF1 moved)"))
     for name, stream in report["streams"].items():
         if stream["migrated_only"]:
             first = stream["migrated_only"][0]
