@@ -195,28 +195,23 @@ def _scoped_powers(old: dict, new: dict) -> dict:
 NUDGE_FACTOR = 10.0
 
 
-def _final_spread(first: dict, others: List[dict]) -> dict:
+def _final_spread(first: dict, others: List[Tuple[dict, float]]) -> dict:
     """Per variable, how far the other TF1 runs' final values strayed from the first's,
-    element by element (TF1's own non-determinism, or what it carried one ulp to)."""
+    element by element, each run's times its factor (a repeat's 1: TF1's own
+    non-determinism; the nudged run's NUDGE_FACTOR: what it carried one ulp to)."""
     import numpy as np
 
     out = {}
     for name, a in first.items():
         if a.dtype.kind not in "fc":
             continue
-        for other in others:
+        for other, factor in others:
             b = other.get(name)
             if b is not None and b.shape == a.shape:
                 with np.errstate(invalid="ignore"):
                     gap = np.nan_to_num(np.abs(a.astype(np.float64) - b.astype(np.float64)), nan=0.0)
-                out[name] = np.maximum(out.get(name, 0.0), gap)
+                out[name] = np.maximum(out.get(name, 0.0), factor * gap)
     return {name: gap for name, gap in out.items() if np.any(gap)}
-
-
-def _larger(a, b):
-    import numpy as np
-
-    return np.maximum(a, b)
 
 
 def _variables(old: dict, new: dict, rtol: float, atol: float, spread: Optional[dict] = None) -> List[dict]:
@@ -398,12 +393,10 @@ def _report(tf1_runs, new, rtol, atol, real_tf1, plot, legacy, migrated, legacy_
         streams.append(lines_lib.compare(name, runs[0], got, rtol, atol, unstable))
         del runs, got  # a stream's records go once it is summed up
     old_final, new_final = _arrays(first.final), _arrays(new.final)
-    spread = _final_spread(old_final, [_arrays(s.final) for s in tf1_runs[1:]])
+    others = [(_arrays(s.final), 1.0) for s in tf1_runs[1:]]
     if nudged is not None:
-        carried = _final_spread(old_final, [_arrays(nudged.final)])
-        spread = {k: _larger(spread.get(k, 0.0), NUDGE_FACTOR * carried.get(k, 0.0))
-                  for k in set(spread) | set(carried)}
-    variables = _variables(old_final, new_final, rtol, atol, spread)
+        others.append((_arrays(nudged.final), NUDGE_FACTOR))
+    variables = _variables(old_final, new_final, rtol, atol, _final_spread(old_final, others))
     new_final = _scoped_powers(old_final, new_final)
     init_names = first.meta.get("init_names") or []
     loaded = set(new.meta.get("loaded") or [])

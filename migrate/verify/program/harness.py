@@ -149,13 +149,17 @@ def _values(session, run, variables):
 
 
 def _init_data():
-    if not os.path.exists(cfg["init"]):
-        return {}
-    with np.load(cfg["init"]) as data:
-        values = {k: data[k] for k in data.files}
+    """The saved initial values, read once (a native program loads them variable by variable)."""
+    if "init_data" in state:
+        return state["init_data"]
+    values = {}
+    if os.path.exists(cfg["init"]):
+        with np.load(cfg["init"]) as data:
+            values = {k: data[k] for k in data.files}
     if cfg.get("nudge"):  # each float one ulp up: how far the program itself carries rounding
         values = {k: np.nextafter(v, np.array(np.inf, v.dtype)) if v.dtype.kind == "f" else v
                   for k, v in values.items()}  # (in its own dtype: a scalar too)
+    state["init_data"] = values
     return values
 
 

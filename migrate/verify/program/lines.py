@@ -377,11 +377,11 @@ def spreads(runs: List[List[Record]]) -> Dict[int, List[float]]:
 
 def widened(spread: Dict[int, List[float]], other: Dict[int, List[float]],
             factor: float) -> Dict[int, List[float]]:
-    """Two spreads by record, position by position the larger, ``other``'s times ``factor``."""
-    out = {i: list(s) for i, s in spread.items()}
+    """Two spreads by record, position by position the larger, ``other``'s times ``factor``
+    (a record's spreads have its number of numbers: ``spreads`` keeps no other)."""
+    out = dict(spread)
     for i, values in other.items():
-        mine = out.setdefault(i, [0.0] * len(values))
-        out[i] = [max(a, factor * b) for a, b in zip(mine + [0.0] * (len(values) - len(mine)), values)]
+        out[i] = [max(a, factor * b) for a, b in zip(out.get(i, [0.0] * len(values)), values)]
     return out
 
 

@@ -42,8 +42,7 @@ class Layer:
     makes: str                     # what the layer object is named after (``pool1``: pool1_layer)
     scope: str = ""                # TF1's variable scopes around it ("Generator")
     owner: Optional[str] = None    # the module function whose body calls it (made before it)
-    # its kernel_regularizer= / bias_regularizer= as TF1 wrote them (their losses: ``.losses``)
-    regularizers: Tuple[Tuple[str, cst.BaseExpression], ...] = ()
+    regularized: bool = False      # given kernel_regularizer= / bias_regularizer= (its ``.losses``)
 
     @property
     def scoped(self) -> str:

@@ -123,8 +123,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
                          unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
                          regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
-                         renames=renames,
-                         **beside)
+                         renames=renames, **beside)
 
 
 

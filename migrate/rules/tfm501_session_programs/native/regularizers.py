@@ -20,9 +20,10 @@ import libcst as cst
 
 from migrate.codemod.cstutil import arg, code, nodes_of
 
+from ..syntax import _value
 from . import optimizers
 from .model import NativeProgram, RegularizationRead, Run
-from .syntax import _names_read
+from .syntax import _binds, _names_read
 
 # TF1's contrib regularizer -> (Keras' class, TF1's parameters, each one's share in Keras)
 CONTRIB: Dict[str, Tuple[str, Tuple[str, ...], Dict[str, Tuple[str, bool]]]] = {
@@ -56,7 +57,7 @@ def layer_regularizer(reader, value: cst.BaseExpression) -> Optional[str]:
         return _function(reader, reader.module_functions[name])
     made = reader.computed.get(name)
     bound = made.stmt if made is not None else _module_binding(reader, name)
-    source = _single_value(bound, name)
+    source = _value(bound) if bound is not None and _binds(bound) == (name,) else None
     if source is None:
         return f"the regularizer {name!r}, bound other than once to a value read here"
     if isinstance(source, cst.Call) and reader.call_name(source) in CONTRIB:
@@ -115,15 +116,6 @@ def _module_binding(reader, name: str) -> Optional[cst.BaseStatement]:
     return bound[0] if len(bound) == 1 else None
 
 
-def _single_value(stmt, name: str) -> Optional[cst.BaseExpression]:
-    """The value ``name = value`` binds, the statement's only one."""
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
-            or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1:
-        return None
-    target = stmt.body[0].targets[0].target
-    return stmt.body[0].value if isinstance(target, cst.Name) and target.value == name else None
-
-
 def _number(expr) -> Optional[float]:
     if isinstance(expr, (cst.Integer, cst.Float)):
         return float(expr.value)
@@ -146,11 +138,10 @@ def losses_read(reader, value: cst.BaseExpression) -> Optional[str]:
         args = optimizers.arguments(call, params)
         if args is None or "scope" in args:
             return f"{name} of a scope"
-        if "key" in args:
-            args.pop("key")
+        args.pop("key", None)
         if args and not isinstance(args.get("name"), cst.SimpleString):
             return f"{name} named by an expression"
-        made = tuple(layer for layer in reader.layers if layer.regularizers)
+        made = tuple(layer for layer in reader.layers if layer.regularized)
         reader.regularization.append(RegularizationRead(call, total, made))
         reader.allowed.add(id(call))
     return None
@@ -174,20 +165,14 @@ def unbuilt(reader, runs: Sequence[Run]) -> Optional[str]:
     for run in runs:
         if run.step is None:
             continue
-        for computed in run.step.computed:
-            built |= _layers_called(reader, computed.stmt)
-        for read in reader.regularization:
-            if any(read.call in nodes_of(c.stmt, (cst.Call,)) for c in run.step.computed) \
-                    and not {id(layer) for layer in read.layers} <= built:
-                return "a run reads the regularization losses before a run calls their layers"
+        calls = [call for computed in run.step.computed for call in nodes_of(computed.stmt, (cst.Call,))]
+        ids = {id(call) for call in calls}
+        functions = {call.func.value for call in calls if isinstance(call.func, cst.Name)}
+        built |= {id(layer) for layer in reader.layers if id(layer.call) in ids or layer.owner in functions}
+        if any(id(read.call) in ids and not {id(layer) for layer in read.layers} <= built
+               for read in reader.regularization):
+            return "a run reads the regularization losses before a run calls their layers"
     return None
-
-
-def _layers_called(reader, stmt) -> Set[int]:
-    calls = list(nodes_of(stmt, (cst.Call,)))
-    ids = {id(c) for c in calls}
-    functions = {c.func.value for c in calls if isinstance(c.func, cst.Name)}
-    return {id(layer) for layer in reader.layers if id(layer.call) in ids or layer.owner in functions}
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -234,10 +219,10 @@ def written(program: NativeProgram) -> List[cst.CSTNode]:
     return [*(c for c, _ in program.regularizers), *(r.call for r in program.regularization)]
 
 
-def regularized(layer_args: Dict[str, cst.BaseExpression]) -> Tuple[Tuple[str, cst.BaseExpression], ...]:
-    """A layer's regularizer arguments, as TF1 wrote them."""
-    return tuple((key, value) for key, value in layer_args.items() if key in PARAMS
-                 and not (isinstance(value, cst.Name) and value.value == "None"))
+def regularized(layer_args: Dict[str, cst.BaseExpression]) -> bool:
+    """Whether a layer is given a regularizer (``kernel_regularizer=None`` is none)."""
+    return any(key in PARAMS and not (isinstance(value, cst.Name) and value.value == "None")
+               for key, value in layer_args.items())
 
 
 __all__ = ["CONTRIB", "PARAMS", "READS", "contrib", "edits", "is_losses", "keras_form", "layer_regularizer",

@@ -10,6 +10,7 @@ import libcst as cst
 from migrate.codemod.cstutil import nodes_of
 
 from ..plan import Plan
+from ..syntax import _shadowed
 from . import checkpoints, summaries
 from .model import Blocker
 from .runs import _assigns
@@ -57,19 +58,16 @@ def renamed(block: Sequence[cst.BaseStatement], names: Sequence[str]) -> Union[T
     """The session's block binding a name of the graph's state (``b = (step % 8) * 32``, ``b =
     sess.run(hypothesis)``): TF1's graph kept the variable, the block's ``b`` was a Python
     value from then on. The block's occurrences of it, renamed (their nodes and the name),
-    when its first one binds it in a list of statements holding every later one (so each
-    later one reads what the block bound); else why not."""
+    when the planner's proof holds (``_shadowed``: its first mention binds it without
+    reading it, every later one follows in the same statements); else why not."""
+    proven = _shadowed(list(block), names)
     out: List[Tuple[cst.Name, str]] = []
     for name in names:
         found = _occurrences(block, name)
-        first = found[0] if found else None
-        holder = _binding_list(block, first) if first is not None else None
-        if holder is None:
-            return f"the session's block uses {name!r}, the graph's, before binding it in its statements"
-        statements, at = holder
-        later = {id(n) for stmt in statements[at:] for n in nodes_of(stmt, (cst.Name,))}
-        if any(id(n) not in later for n in found):
-            return f"the session's block rebinds {name!r}, which the graph reads, and reads it elsewhere"
+        if name not in proven:
+            bound = found and _first_binds(block, found[0])
+            return f"the session's block rebinds {name!r}, which the graph reads, and reads it elsewhere" \
+                if bound else f"the session's block uses {name!r}, the graph's, before binding it in its statements"
         out += [(n, name) for n in found]
     return tuple(out)
 
@@ -81,16 +79,11 @@ def _occurrences(block, name: str) -> List[cst.Name]:
     return [n for stmt in block for n in nodes_of(stmt, (cst.Name,)) if n.value == name and id(n) not in skip]
 
 
-def _binding_list(block, first: cst.Name) -> Optional[Tuple[list, int]]:
-    """(the statements, the index of the one) where ``first`` is the target of ``name = ...``
-    in a statement list of the block (its top, a ``with`` or ``for`` body in it), else None."""
+def _first_binds(block, first: cst.Name) -> bool:
+    """Whether ``first`` is the target of ``name = ...`` in a statement list of the block (its
+    top, a ``with`` or ``for`` body in it): the refusal says which proof failed."""
     lists = [list(block)] + [list(n.body.body) for stmt in block for n in nodes_of(stmt, (cst.With, cst.For))
                              if isinstance(n.body, cst.IndentedBlock)]
-    for statements in lists:
-        for at, stmt in enumerate(statements):
-            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
-                    and isinstance(stmt.body[0], cst.Assign) \
-                    and any(t.target is first for t in stmt.body[0].targets):
-                return statements, at
-    return None
-
+    return any(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+               and isinstance(stmt.body[0], cst.Assign) and any(t.target is first for t in stmt.body[0].targets)
+               for statements in lists for stmt in statements)
