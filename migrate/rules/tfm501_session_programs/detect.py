@@ -281,7 +281,9 @@ class Detect:
         shims.GraphProgram, its finding saying why not natively); the finding."""
         if self.ctx.target.programs != "native":
             return self._apply(stmts, session_at, plan, owner)
-        model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module)
+        form = native.ClassForm(self._class_now, owner, plan.self_name, tuple(self._built_now),
+                                tuple(stmts[i] for i in plan.graph)) if plan.self_name else None
+        model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module, form)
         if isinstance(model, native.Blocker):
             finding = self._apply(stmts, session_at, plan, owner)
             finding.message += f"; not written as native TF2 steps: {model.reason}"
@@ -289,7 +291,7 @@ class Detect:
         finding = self.report(stmts[session_at], native.summary(model))
         self._unseeded_note(stmts[session_at], [stmts[i] for i in plan.graph] + list(plan.hoisted))
         native.emit(self.ctx, finding, stmts, session_at, plan.session, model, self._statement_of,
-                    isinstance(owner, cst.Module))
+                    isinstance(owner, cst.Module), form)
         return finding
 
     def _class(self, cls: cst.ClassDef) -> None:

@@ -177,12 +177,18 @@ def _arrays(path: str) -> Dict[str, object]:
         return {k: data[k] for k in data.files}
 
 
+# a native program's optimizer state by TF1's names, but for the variable scope its minimize()
+# ran in: beta1_power, and the slots (``eval_net/e1/kernel/Adam``)
+_OPTIMIZER_STATE = re.compile(r"beta[12]_power(_\d+)?|.+/(Adam|Adam_1|Momentum|Adagrad)")
+
+
 def _scoped_powers(old: dict, new: dict) -> dict:
-    """``new`` with a native program's ``beta1_power`` (Adam's step, which it has no name
-    scope for) named as TF1 named it under the scope of its ``minimize`` (``train/beta1_power``),
-    where TF1's run has exactly one such name for it."""
+    """``new`` with a native program's ``beta1_power`` (Adam's step) and optimizer slots,
+    which it has no scope for, named as TF1 named them under the variable scope of its
+    ``minimize`` (``train/beta1_power``, ``train/eval_net/e1/kernel/Adam``), where TF1's run
+    has exactly one such name for each."""
     renamed = dict(new)
-    for name in [n for n in new if re.fullmatch(r"beta[12]_power(_\d+)?", n) and n not in old]:
+    for name in [n for n in new if _OPTIMIZER_STATE.fullmatch(n) and n not in old]:
         scoped = [o for o in old if o.endswith("/" + name) and o not in new]
         if len(scoped) == 1:
             renamed[scoped[0]] = renamed.pop(name)

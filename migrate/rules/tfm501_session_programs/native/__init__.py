@@ -6,11 +6,12 @@ of run a ``@tf.function`` step (``tf.GradientTape`` + ``apply_gradients`` where 
 the runs calls of the steps. A program the native form does not cover converts through
 ``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
 """
+from .classes import ClassForm
 from .emit import emit
 from .model import Blocker, NativeProgram
 from .read import read
 
-__all__ = ["Blocker", "NativeProgram", "emit", "read", "summary"]
+__all__ = ["Blocker", "ClassForm", "NativeProgram", "emit", "read", "summary"]
 
 
 def summary(program: NativeProgram) -> str:
@@ -31,6 +32,9 @@ def summary(program: NativeProgram) -> str:
             + " (tf-migrate ckpt convert --program resumes the TF1 program's checkpoints)")
     for name in dict.fromkeys(name for _, name in program.renames):
         parts.append(f"the session's block bound the graph's {name!r} to a Python value: that binding is renamed")
+    if any(step.copies for step in program.steps):
+        parts.append("variable copies (a target network's) are steps assigning each variable its pair's value, "
+                     "the layers they copy made when the program is")
     if any(step.summaries for step in program.steps):
         parts.append("summaries written by the steps with tf.summary v2, TF1's tags kept")
     return "; ".join(dict.fromkeys(parts))

@@ -2,6 +2,8 @@
 keeps in graph mode (through GraphProgram), and the Plan's fields that do the same."""
 from __future__ import annotations
 
+from typing import Optional
+
 # graph code whose native form is not written here (state, collections, summaries, layers,
 # control flow over ops, assignments): a program using it converts through GraphProgram
 # (``tf.name_scope`` in a function of the graph only names its ops, as in a step)
@@ -19,9 +21,25 @@ PLAN_BLOCKERS = (  # what the native form does not write yet, by the Plan's fiel
     ("queue_runners", "queue runners"),
     ("hook_reads", "hooks"), ("handed_names", "graph values handed to functions"),
     ("kept", "graph values handed to functions"), ("made_feeds", "feed dicts made by a function"),
-    ("program_of", "the session is run by a function"), ("scoped", "placeholders inside a scope"),
+    ("program_of", "the session is run by a function"),
     ("makers", "placeholders made by a function"), ("switches", "a graph-mode switch"),
     ("graph_savers", "a tf.train.Saver"), ("eager_runs", ""),
 )
 
-__all__ = ["NOT_NATIVE", "PLAN_BLOCKERS"]
+
+
+def planned(plan, of_class: bool) -> Optional[str]:
+    """Why the plan alone rules the native form out (a session that is not the program's
+    own, a form of it not written natively), else None; ``of_class``: read with its class."""
+    if bool(plan.self_name) != of_class:
+        return "a class's program read without its class"
+    for owned, why in ((plan.monitored or plan.scaffold is not None, "a monitored session"),
+                       (plan.supervisor is not None, "a tf.train.Supervisor"),
+                       (plan.workers is not None, "a program on a TF1 cluster"),
+                       (plan.handed or plan.anchorless, "the session is handed in")):
+        if owned:
+            return why
+    return next((why for field, why in PLAN_BLOCKERS if why and getattr(plan, field)), None)
+
+
+__all__ = ["NOT_NATIVE", "PLAN_BLOCKERS", "planned"]

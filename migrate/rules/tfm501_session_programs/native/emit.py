@@ -3,14 +3,15 @@
 The state stays where it was; placeholders, initializers and the graph's computations go;
 each optimizer is made where the TF1 one was (the Keras optimizer proven equal, else the
 TF1 one); before the session, the computation several steps share as one plain function
-(``forward``), then one ``@tf.function`` step per kind of run: the computations it needs
-(the shared ones as a call of it), under a ``tf.GradientTape`` where it trains, then
-``apply_gradients`` over the variables minimize trained; the session's block follows, its
-runs calling the steps (their results as numpy, as ``sess.run`` gave them).
+(``forward``), then one ``@tf.function`` step per kind of run (``steps`` writes them); the
+session's block follows, its runs calling the steps (their results as numpy, as
+``sess.run`` gave them). A class's program (``classes``): its layers made where it called
+them, the steps its methods after ``__init__``, their signatures and the traces copies need
+where its graph was complete.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional
 
 import libcst as cst
 
@@ -18,24 +19,29 @@ from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, sour
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
-from ..convert import Converter, _as_moved, _assigned_value
-from ..syntax import _ids, _value
-from . import checkpoints, initializers, optimizers, read, regularizers, summaries
-from .model import Forward, Layer, NativeProgram, Optimizer, Run, Step
+from ..convert import Converter, _assigned_value
+from ..syntax import _ids, _key, _value
+from . import checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps, summaries
+from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
 
 
 def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: NativeProgram,
-         statement_of: Callable, at_module: bool) -> None:
-    """The edits that write ``program`` natively, on ``finding`` (the rule's, at the session)."""
+         statement_of: Callable, at_module: bool, form: Optional[classes.ClassForm] = None) -> None:
+    """The edits that write ``program`` natively, on ``finding`` (the rule's, at the session;
+    ``form``: the class whose ``__init__`` holds it, its steps methods of the class)."""
     anchor = stmts[session_at]
     tf = code(ctx.tf(finding, ""))
     names = _step_names(ctx, program)
-    layers = {id(layer): fresh_name(ctx, f"{layer.makes}_layer") for layer in program.layers}
+    ref = form.ref if form is not None else (lambda name: name)
+    method = classes.Methods(form, classes.local_names(form, program, session), ctx.module) \
+        if form is not None else None
+    param = method.param if method is not None else (lambda key: key)
+    layers = {id(layer): ref(fresh_name(ctx, f"{layer.makes}_layer")) for layer in program.layers}
     made_layers: Dict[int, cst.Call] = {}  # id(layer) -> its call as the fixes left it
     for layer in program.layers:
         finding.replace(layer.call, _layer_call(layer, layers[id(layer)], made_layers))
-    made = {id(o.stmt): _optimizer_name(ctx, o, program) for o in program.optimizers}
+    made = {id(o.stmt): _optimizer_name(ctx, o, program, form) for o in program.optimizers}
     captured: Dict[int, cst.BaseExpression] = {}  # id(fetched expression) -> as the fixes left it
     gone = {id(s) for s in program.dropped} | {id(statement_of(c, stmts)) for c in program.removals}
     for optimizer in program.optimizers:
@@ -52,6 +58,96 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         finding.replace(_value(stmt).func, cst.parse_expression(f"{tf}.random.set_seed"))
     for call in program.variable_scopes:
         finding.replace(call.func, cst.parse_expression(f"{tf}.name_scope"))
+    _removals(finding, program, stmts, statement_of)
+    for call in program.initializers:
+        finding.replace(call, lambda updated: initializers.native(updated, tf))
+    _eager_edits(finding, program, tf)
+    _writer_edits(finding, program, tf)
+    _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
+    regularizers.edits(finding, program, layers, tf)
+    _block_renames(ctx, finding, program)
+    for run in program.runs:
+        _run_edit(finding, run, ref(names[id(run.step)]) if run.step is not None else "", session,
+                  captured, form, param)
+    local = _local_names(ctx, ("tape", "variables", "gradients"))
+    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
+    forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
+
+    def functions() -> list:  # the forward function and the steps (a class's: its methods)
+        out = [steps.forward_function(ctx, *forward, tf, method)] if forward is not None else []
+        out += [steps.step_function(ctx, step, names[id(step)], tf, local, made, captured, layers, specs, forward, method)
+                for step in program.steps]
+        above = _blank_lines([]) if at_module else [cst.EmptyLine(indent=False)] if method else []
+        return [f.with_changes(leading_lines=above) for f in out]
+
+    if form is not None:  # a class's layers: made where it called them
+        _made_where_called(finding, form, program, layers, made_layers, tf, gone)
+
+    def definitions() -> list:
+        out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers
+               if layer.owner is None and form is None]
+        out += checkpoint_lines
+        if out and at_module:
+            out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
+        # the steps calling the layers a copy reads, traced: their variables exist from the start
+        traced = [cst.parse_statement(f"{ref(names[id(step)])}.get_concrete_function()\n")
+                  for step in copies.traced_first(program)]
+        if method is not None:  # the steps are the class's methods, signatures given here if dynamic
+            return out + method.signatures(program.steps, names, specs, tf) + traced
+        return out + functions() + traced
+
+    if method is not None:  # a class's: where its graph was complete; the steps follow __init__
+        finding.insert_after(classes.complete(form), definitions)
+        finding.remove(anchor)
+        finding.insert_after(form.init, functions)
+    else:
+        _place(finding, stmts, session_at, program, definitions, gone, at_module)
+    moved = {id(c.stmt) for step in program.steps for c in step.computed}
+    _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
+    _drop_superseded(ctx, finding, program, anchor, tf)
+
+
+def _place(finding: Finding, stmts, session_at: int, program: NativeProgram, definitions: Callable, gone,
+           at_module: bool) -> None:
+    """The definitions where the session was (its block's statements after them), or for a
+    session made before the graph, where the graph ends; the session goes."""
+    anchor = stmts[session_at]
+    if isinstance(anchor, cst.With):
+        finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+            [*definitions(), *_after_definitions(list(updated.body.body), at_module, updated.leading_lines)]))
+        return
+    place = stmts[program.defined_at] if program.defined_at is not None else anchor
+    finding.insert_before(place, definitions)
+    finding.remove(anchor)
+    after = program.defined_at if program.defined_at is not None else session_at + 1
+    following = next((s for s in stmts[after:] if id(s) not in gone), None)
+    if following is not None and at_module:
+        finding.replace(following, lambda updated: _on_first(updated, lambda node: node.with_changes(
+            leading_lines=_blank_lines(node.leading_lines))))
+
+
+def _made_where_called(finding: Finding, form: classes.ClassForm, program: NativeProgram, layers: Dict[int, str],
+                       made_layers: Dict[int, cst.Call], tf: str, gone) -> None:
+    """A class's layers made before the statement of ``__init__`` or of its build method
+    that called them (``self.e1_layer = tf.keras.layers.Dense(...)``); a build method left
+    with nothing to do goes, with its call."""
+    homes = classes.homes(form, program.layers)
+    placed: Dict[int, tuple] = {}
+    for layer in program.layers:
+        if layer.owner is None:
+            placed.setdefault(id(homes[id(layer)]), (homes[id(layer)], []))[1].append(layer)
+    for home, made in placed.values():
+        finding.insert_before(home, lambda made=made: [_layer_maker(layer, layers[id(layer)], made_layers, tf)
+                                                       for layer in made])
+    for call, method in form.built:
+        if all(id(stmt) in gone for stmt in method.body.body) and not any(
+                id(home) in _ids(method) for home, _ in placed.values()):
+            finding.remove(method)
+            finding.remove(call)
+
+
+def _removals(finding: Finding, program: NativeProgram, stmts, statement_of: Callable) -> None:
+    """The graph code, initializer runs and ``close()`` go (an ``else:`` left empty too)."""
     for stmt in program.dropped:
         finding.remove(stmt)
     removed = {id(statement_of(call, stmts)) for call in program.removals}
@@ -60,51 +156,20 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     for branch in (n for stmt in stmts for n in nodes_of(stmt, (cst.If,))):  # `else: sess.run(init)`
         if isinstance(branch.orelse, cst.Else) and all(id(s) in removed for s in branch.orelse.body.body):
             finding.replace(branch, lambda updated: updated.with_changes(orelse=None))
-    _eager_edits(finding, program, tf)
-    _writer_edits(finding, program, tf)
-    _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
-    regularizers.edits(finding, program, layers, tf)
-    _block_renames(ctx, finding, program)
-    for run in program.runs:
-        if run.step is None:  # variables read where the run was: W.numpy()
-            finding.replace(run.call, lambda updated, run=run: _read_values(run, updated, session))
-            continue
-        caller = _caller(run, names[id(run.step)], session, captured)
-        assign = run.unpacked
-        if assign is not None:
-            finding.replace(assign, lambda updated, run=run, caller=caller: _unpacked(updated, run, caller))
-        else:
-            finding.replace(run.call, lambda updated, run=run, caller=caller: _result(run, caller(updated)))
-    local = _local_names(ctx, ("tape", "variables", "gradients"))
-    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
-    forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
-    def definitions() -> list:
-        out = [_layer_maker(layer, layers[id(layer)], made_layers, tf) for layer in program.layers
-               if layer.owner is None]
-        out += checkpoint_lines
-        if out and at_module:
-            out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
-        if forward is not None:
-            out.append(_forward(ctx, *forward).with_changes(leading_lines=_blank_lines([]) if at_module else []))
-        return out + [_step(ctx, step, names[id(step)], tf, local, made, captured, layers, specs, forward)
-                      .with_changes(leading_lines=_blank_lines([]) if at_module else []) for step in program.steps]
 
-    if isinstance(anchor, cst.With):
-        finding.replace(anchor, lambda updated: cst.FlattenSentinel(
-            [*definitions(), *_after_definitions(list(updated.body.body), at_module, updated.leading_lines)]))
-    else:  # (a session made before the graph: the steps follow the graph)
-        place = stmts[program.defined_at] if program.defined_at is not None else anchor
-        finding.insert_before(place, definitions)
-        finding.remove(anchor)
-        after = program.defined_at if program.defined_at is not None else session_at + 1
-        following = next((s for s in stmts[after:] if id(s) not in gone), None)
-        if following is not None and at_module:
-            finding.replace(following, lambda updated: _on_first(updated, lambda node: node.with_changes(
-                leading_lines=_blank_lines(node.leading_lines))))
-    moved = {id(c.stmt) for step in program.steps for c in step.computed}
-    _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
-    _drop_superseded(ctx, finding, program, anchor, tf)
+def _run_edit(finding: Finding, run: Run, step: str, session: str, captured: Dict[int, cst.BaseExpression],
+              form: Optional[classes.ClassForm], param: Callable[[str], str]) -> None:
+    """A run of the session: the call of its step (``step``), its results as numpy; a run
+    reading variables only: their values where it was (``W.numpy()``)."""
+    if run.step is None:
+        finding.replace(run.call, lambda updated: _read_values(run, updated, session, form))
+        return
+    caller = _caller(run, step, session, captured, form, param)
+    if run.unpacked is not None:
+        finding.replace(run.unpacked, lambda updated: _unpacked(updated, run, caller))
+    else:
+        finding.replace(run.call, lambda updated: _result(run, caller(updated)))
 
 
 def _layer_function_edits(ctx, finding: Finding, program: NativeProgram, layers: Dict[int, str],
@@ -197,7 +262,7 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
     moved_parts = {i for step in program.steps for c in step.computed for i in _ids(c.stmt)}
     dead = {i for layer in program.layers for i in (id(layer.call), id(layer.call.func))}
     for call in program.get_variables:  # written anew: the renames of its parts go with it
-        initializer = (optimizers.arguments(call, read.GET_VARIABLE_PARAMS) or {}).get("initializer")
+        initializer = (optimizers.arguments(call, state.GET_VARIABLE_PARAMS) or {}).get("initializer")
         kept = initializer is not None and _initializer(initializer, initializer, tf) is initializer
         dead |= _ids(call) - (_ids(initializer) if kept else set())  # (an initializer kept: as fixed)
     for node in [*(s for s in program.dropped if id(s) not in moved), *program.removals,
@@ -211,6 +276,7 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
                  *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
                  *(item for f in program.layer_functions for item in f.scopes),
                  *(stmt for f in program.layer_functions for stmt in f.reuses), *regularizers.written(program),
+                 *(call.func for call in program.initializers),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
@@ -220,8 +286,8 @@ def _as_variable(original: cst.Call, tf: str):
     """``tf.get_variable("W1", shape=[784, 256], initializer=xavier_initializer())`` ->
     ``tf.Variable(tf.keras.initializers.GlorotUniform()(shape=[784, 256]), name="W1")``."""
     def rewrite(updated: cst.Call) -> cst.Call:
-        args = optimizers.arguments(updated, read.GET_VARIABLE_PARAMS)
-        before = optimizers.arguments(original, read.GET_VARIABLE_PARAMS)
+        args = optimizers.arguments(updated, state.GET_VARIABLE_PARAMS)
+        before = optimizers.arguments(original, state.GET_VARIABLE_PARAMS)
         initializer = args.get("initializer")
         if "shape" not in args and initializer is not None:  # the initializer is the value
             value = initializer
@@ -265,9 +331,9 @@ def _string_keys(updated: cst.Dict) -> cst.Dict:
                                           for e in updated.elements])
 
 
-def _read_values(run: Run, updated: cst.Call, session: str) -> cst.BaseExpression:
+def _read_values(run: Run, updated: cst.Call, session: str, form=None) -> cst.BaseExpression:
     """``sess.run(W)`` -> ``W.numpy()`` (a list of them for a list)."""
-    _, items, _ = _fetch_items(_run_parts(updated, session)[0])
+    _, items, _ = _fetch_items(_run_parts(updated, session, form and form.self_name)[0])
     values = [_numpy(item) for item in items]
     if run.shape == "single":
         return values[0]
@@ -325,15 +391,17 @@ def _after_definitions(body: list, at_module: bool, above=()) -> list:
     return body
 
 
-def _optimizer_name(ctx, optimizer: Optimizer, program: NativeProgram) -> str:
+def _optimizer_name(ctx, optimizer: Optimizer, program: NativeProgram, form=None) -> str:
+    """The name the optimizer is bound to (a class's: an attribute of the object)."""
     stmt = optimizer.stmt.body[0]
-    target = stmt.targets[0].target
+    target = _key(stmt.targets[0].target, form and form.self_name)
     inline = any(t.stmt is optimizer.stmt for s in program.steps for t in s.trainings)
-    if not inline and isinstance(target, cst.Name):
-        return target.value
-    if isinstance(target, cst.Name) and "optim" in target.value.lower():
-        return target.value  # `optimizer = tf.train.AdamOptimizer(0.1).minimize(cost)`: its name
-    return fresh_name(ctx, "optimizer")
+    if not inline and target is not None:
+        return target if form is None else form.ref(target.rpartition(".")[2])
+    if target is not None and "optim" in target.lower():
+        return target if form is None else form.ref(target.rpartition(".")[2])  # (its name)
+    name = fresh_name(ctx, "optimizer")
+    return name if form is None else form.ref(name)
 
 
 def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):
@@ -346,36 +414,35 @@ def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):
         if optimizer.keras is not None:
             keras, _ = optimizers.keras_form(optimizer.tf1_name, call, sparse=False)
             call = cst.parse_expression(f"{tf}.keras.optimizers.{keras or optimizer.keras}")
-        return updated.with_changes(targets=[cst.AssignTarget(cst.Name(name))], value=call)
+        return updated.with_changes(targets=[cst.AssignTarget(cst.parse_expression(name))], value=call)
     return rewrite
 
 
-def _trained(variable, layers: Dict[int, str]) -> str:
-    """A variable's expression, or a layer's variables unpacked into the list."""
-    return variable if isinstance(variable, str) else f"*{layers[id(variable)]}.trainable_variables"
-
-
-def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpression]):
+def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpression], form=None,
+            param: Callable[[str], str] = str):
     """updated run call -> the step's call, fed what the run fed (the fetched expressions
     as the fixes left them go to ``captured``, for the step's body)."""
+    self_name = form and form.self_name
+    func = cst.parse_expression(name)
+
     def call(updated: cst.Call) -> cst.Call:
-        fetched, feeds = _run_parts(updated, session)
+        fetched, feeds = _run_parts(updated, session, self_name)
         _, items, _ = _fetch_items(fetched)
         for original, now in zip(run.items, items):
             captured.setdefault(id(original), now)
         step = [cst.Arg(run.written.step, keyword=cst.Name(run.step.step_param), equal=_EQUAL)] \
             if run.written is not None else []
         if run.feed_name:
-            return cst.Call(cst.Name(name), [cst.Arg(cst.Name(run.feed_name), star="**"), *step])
+            return cst.Call(func, [cst.Arg(cst.Name(run.feed_name), star="**"), *step])
         values = {}
         if isinstance(feeds, cst.Dict):
-            values = {e.key.value: e.value for e in feeds.elements}
+            values = {_key(e.key, self_name): e.value for e in feeds.elements}
         fed = [p for p, _ in run.feeds]
         if fed == list(run.step.params):
             args = [cst.Arg(values[p]) for p in run.step.params]
         else:
-            args = [cst.Arg(values[p], keyword=cst.Name(p), equal=_EQUAL) for p in run.step.params]
-        return cst.Call(cst.Name(name), [*args, *step])
+            args = [cst.Arg(values[p], keyword=cst.Name(param(p)), equal=_EQUAL) for p in run.step.params]
+        return cst.Call(func, [*args, *step])
     return call
 
 
@@ -439,7 +506,7 @@ def _layer_call(layer: Layer, obj: str, made_layers: Dict[int, cst.Call]):
     def rewrite(updated: cst.Call) -> cst.Call:
         made_layers[id(layer)] = updated
         inputs = next(a for a in updated.args if a.keyword is None or a.keyword.value == "inputs")
-        return cst.Call(cst.Name(obj), [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
+        return cst.Call(cst.parse_expression(obj), [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
                                                             comma=cst.MaybeSentinel.DEFAULT)])
     return rewrite
 
@@ -459,81 +526,5 @@ def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: s
         args.append(arg.with_changes(value=initializers.native(arg.value, tf), comma=cst.MaybeSentinel.DEFAULT))
     args.append(cst.Arg(cst.SimpleString(f'"{layer.name}"'), keyword=cst.Name("name"), equal=_EQUAL))
     return cst.SimpleStatementLine([cst.Assign(
-        [cst.AssignTarget(cst.Name(obj))],
+        [cst.AssignTarget(cst.parse_expression(obj))],
         cst.Call(cst.parse_expression(f"{tf}.keras.layers.{layer.keras}"), args))])
-
-
-def _moved(ctx, computed) -> list:
-    """Statements moved into a function, as the other edits left them, with their comments."""
-    return [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
-            for s in _as_moved(ctx.facts, [c.stmt for c in computed])]
-
-
-def _computed(ctx, step: Step, forward: Optional[Tuple[Forward, str]]) -> list:
-    """What a step computes: its statements, the shared ones as a call of the forward
-    function where the first of them stood (``hypothesis = forward(X, keep_prob)``)."""
-    shared = {id(c) for c in forward[0].computed} if forward else set()
-    at = next((i for i, c in enumerate(step.computed) if id(c) in shared), None)
-    if at is None:
-        return _moved(ctx, step.computed)
-    made, name = forward
-    call = f"{name}({', '.join(made.params)})"
-    line = cst.parse_statement(f"{', '.join(made.outputs)} = {call}\n")
-    rest = [c for c in step.computed[at:] if id(c) not in shared]
-    return [*_moved(ctx, step.computed[:at]), line, *_moved(ctx, rest)]
-
-
-def _summaries(ctx, step: Step, tf: str) -> list:
-    """``with writer.as_default(step=step):`` and the step's summaries, v2 (their data as the
-    other edits left it)."""
-    if not step.summaries:
-        return []
-    def moved(stmt):
-        return _value(_as_moved(ctx.facts, [stmt])[0])
-    return [summaries.block(step.summaries, step.writer, step.step_param, tf, moved)]
-
-
-def _forward(ctx, made: Forward, name: str) -> cst.FunctionDef:
-    """``def forward(X, keep_prob): <the shared statements> return hypothesis``."""
-    func = cst.parse_statement(f"def {name}({', '.join(made.params)}):\n    pass\n")
-    body = [*_moved(ctx, made.computed), cst.parse_statement(f"return {', '.join(made.outputs)}\n")]
-    return func.with_changes(body=func.body.with_changes(body=body))
-
-
-def _step(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
-          captured: Dict[int, cst.BaseExpression], layers: Dict[int, str],
-          specs: Dict[str, str], forward: Optional[Tuple[Forward, str]]) -> cst.FunctionDef:
-    """``@tf.function(input_signature=[...])`` (the placeholders' dtypes and shapes: values
-    are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes."""
-    body = _computed(ctx, step, forward)
-    returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
-    if step.trainings:
-        tape = local["tape"]
-        persistent = ", persistent=True" if len(step.trainings) > 1 else ""
-        body = [cst.parse_statement(f"with {tf}.GradientTape({persistent[2:]}) as {tape}:\n    pass\n")
-                .with_changes(body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]))]
-        # every gradient from the values before any update (TF1 ran the train ops of one run
-        # on the same values), then every update
-        lines, updates = [], []
-        for at, training in enumerate(step.trainings):
-            suffix = f"_{at}" if at else ""
-            variables, gradients = local["variables"] + suffix, local["gradients"] + suffix
-            optimizer = made[id(training.optimizer.stmt)]
-            lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
-                      f"{gradients} = {tape}.gradient({training.loss}, {variables})\n"]
-            updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
-                        *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
-        body += [cst.parse_statement(line) for line in lines]
-        body += _summaries(ctx, step, tf)
-        body += [cst.parse_statement(line) for line in updates]
-    else:
-        body += _summaries(ctx, step, tf)
-    if returned:
-        body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
-    params, spec = list(step.params), [specs[p] for p in step.params]
-    if step.summaries:  # the summaries' step, as add_summary was given it
-        params.append(step.step_param)
-        spec.append(f"{tf}.TensorSpec([], {tf}.int64)")
-    signature = f"(input_signature=[{', '.join(spec)}])" if params else ""
-    func = cst.parse_statement(f"@{tf}.function{signature}\ndef {name}({', '.join(params)}):\n    pass\n")
-    return func.with_changes(body=func.body.with_changes(body=body))

@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
-from . import optimizers, regularizers
+from . import copies, optimizers, regularizers
 from .model import Layer, LayerFunction
 from .syntax import _binds, _bound, _names_read
 
@@ -78,12 +78,25 @@ def graph_layers(reader, value, binds) -> Optional[str]:
         function = NATIVE_LAYERS.get(reader.call_name(call) or "")
         if function is None:
             continue
-        if reader.variable_scope_names:  # (its call moves into a step, out of the scope)
-            return f"a tf.layers.{function} call in a variable scope of the graph"
-        made = _layer(reader, call, function, "", binds[0] if call is value and len(binds) == 1 else None, None)
+        # in a variable scope of the graph: TF1 named its variables in it (``policy/fc1/kernel``),
+        # the step calls it in a name scope of the same name (see ``Computed.scope``)
+        scope = "/".join(reader.variable_scope_names)
+        made = _layer(reader, call, function, scope, binds[0] if call is value and len(binds) == 1 else None, None)
         if isinstance(made, str):
             return made
     return None
+
+
+def read_beside_layers(reader, stmt) -> Tuple[str, ...]:
+    """The names a graph statement reads, but for the arguments its layer calls make their
+    layers from (those are read once, where the layers are made)."""
+    made = {id(a) for call in nodes_of(stmt, (cst.Call,)) if (reader.call_name(call) or "") in NATIVE_LAYERS
+            for a in call.args[1:]}
+
+    class Beside(cst.CSTTransformer):
+        def leave_Arg(self, original, updated):
+            return updated.with_changes(value=cst.Name("None")) if id(original) in made else updated
+    return _names_read(stmt.visit(Beside()), reader.self_name)
 
 
 def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[str],
@@ -94,6 +107,13 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
     args = optimizers.arguments(call, ("inputs", *params))
     if args is None or "inputs" not in args:
         return f"a tf.layers.{function} call whose arguments cannot be read"
+    for name in (n for key, value in args.items() if key != "inputs"
+                 for n in _names_read(value, reader.self_name)):  # (the layer is made once)
+        if name in reader.placeholders or name in reader.state:
+            return f"tf.layers.{function}'s arguments read the graph value {name!r}"
+        why = reader.made_once(name) if name in reader.computed else None
+        if why:
+            return f"tf.layers.{function}'s arguments read the graph value {name!r}, {why}"
     extra = sorted(set(args) & NOT_KERAS - ({"reuse"} if owner is not None else set()))
     if extra:
         return f"tf.layers.{function}'s {extra[0]}= (regularizers, constraints, reuse)"
@@ -116,13 +136,13 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
         name = next(n for n in (function if k == 0 else f"{function}_{k}" for k in range(len(taken) + 1))
                     if prefix + n not in taken)
     # the layer object is named for what it makes (`pool1 = max_pooling2d(...)`: pool1_layer)
-    made = bound if bound and not given else re.sub(r"\W", "_", f"{scope.lower()}_{name}" if scope else name)
+    made = bound.rpartition(".")[2] if bound and not given else re.sub(r"\W", "_", f"{scope.lower()}_{name}" if scope else name)
     layer = Layer(call, keras, name, given is not None, function, made, scope, owner, regularizers.regularized(args))
     reader.layers.append(layer)
     reader.allowed.add(id(call))
     trainable = args.get("trainable")
-    if function not in WEIGHTLESS and not (isinstance(trainable, cst.Name) and trainable.value == "False"):
-        reader.variables.append((layer, True))  # its trainable variables, once built
+    if function not in WEIGHTLESS:  # its variables, once built (trainable=False: a global collection's)
+        reader.variables.append((layer, not (isinstance(trainable, cst.Name) and trainable.value == "False")))
     return layer
 
 
@@ -319,9 +339,27 @@ def collection(reader, stmt, binds, value) -> Optional[str]:
     made = filtered(reader, value) if isinstance(value, cst.ListComp) else collected(reader, value)
     if isinstance(made, str):
         return made
+    key = value.args[0].value if isinstance(value, cst.Call) and value.args else None
+    if isinstance(key, cst.Attribute) and key.attr.value == "GLOBAL_VARIABLES":
+        reader.global_collections.add(binds[0])  # (read by copies: no var_list)
+        # a trained variable's optimizer slots were global variables too, made by minimize()
+        # after the variables it trains: TF1's collection held them after those
+        trained = {v: reader.trained_from[t.key] for t in reader.trainings.values()
+                   for v in copies.differentiated(reader, t.loss)}
+        ids = [id(v) if isinstance(v, Layer) else v for v in made]
+        if any(i in trained for i in ids):
+            if ids != [i for i in ids if i in trained] or max(_made_at(reader, made)) >= min(trained[i] for i in ids):
+                return "a collection of global variables mixing trained ones with others or made after training"
+            reader.slotted.add(binds[0])
     reader.collected[binds[0]] = made
     reader.dropped.append(stmt)
     return None
+
+
+def _made_at(reader, made) -> List[int]:
+    """Where each of ``made`` stands in the order the variables were made."""
+    order = [id(v) if isinstance(v, Layer) else v for v, _ in reader.variables]
+    return [order.index(id(v) if isinstance(v, Layer) else v) for v in made]
 
 
 def is_filter(reader, value) -> bool:
@@ -336,12 +374,13 @@ def collected(reader, call: cst.Call) -> Union[Tuple[Union[str, Layer], ...], st
     kind = reader.call_name(call)
     args = optimizers.arguments(call, COLLECTIONS[kind])
     key, scope = (args or {}).get("key"), (args or {}).get("scope")
+    which = key.attr.value if isinstance(key, cst.Attribute) else None
     if args is None or scope is not None and not isinstance(scope, cst.SimpleString) or (
-            kind == "tf.get_collection" and not (isinstance(key, cst.Attribute)
-                                                 and key.attr.value == "TRAINABLE_VARIABLES")):
+            kind == "tf.get_collection" and which not in ("TRAINABLE_VARIABLES", "GLOBAL_VARIABLES")):
         return f"the graph uses {kind}, which is not written natively yet"
     pattern = scope.evaluated_value if scope is not None else ""
-    return _matching(reader, lambda name: re.match(pattern, name) is not None)
+    # (the global variables: the trainable ones and the others, a target network's)
+    return _matching(reader, lambda name: re.match(pattern, name) is not None, trainable=which != "GLOBAL_VARIABLES")
 
 
 def filtered(reader, comp: cst.ListComp) -> Union[Tuple[Union[str, Layer], ...], str]:
@@ -367,13 +406,13 @@ def filtered(reader, comp: cst.ListComp) -> Union[Tuple[Union[str, Layer], ...],
     return _matching(reader, keep, among)
 
 
-def _matching(reader, keep, among=None) -> Union[Tuple[Union[str, Layer], ...], str]:
-    """The trainable variables (a layer: all of its, or none) whose TF1 names (``d_h1/kernel:0``)
-    ``keep`` keeps."""
+def _matching(reader, keep, among=None, trainable=True) -> Union[Tuple[Union[str, Layer], ...], str]:
+    """The trainable variables (``trainable=False``: all) (a layer: all of its, or none) whose
+    TF1 names (``d_h1/kernel:0``) ``keep`` keeps."""
     names = dict(reader.tf1_names)
     out: List[Union[str, Layer]] = []
-    for variable, trainable in reader.variables:
-        if not trainable or among is not None and (id(variable) if isinstance(variable, Layer) else variable) \
+    for variable, is_trainable in reader.variables:
+        if trainable and not is_trainable or among is not None and (id(variable) if isinstance(variable, Layer) else variable) \
                 not in among:
             continue
         if isinstance(variable, Layer):
@@ -395,7 +434,8 @@ def collections_read(reader) -> Optional[str]:
     """Why a collection is read other than as a ``var_list=`` (or by a filter of it)."""
     allowed = {id(n) for a in nodes_of(reader.module, (cst.Arg,)) if a.keyword is not None
                and a.keyword.value == "var_list" for n in nodes_of(a.value, (cst.Name,))}
-    made = [s for s in reader.dropped if (_binds(s) or ("",))[0] in reader.collected]  # (their filters)
+    made = [s for s in reader.dropped if (_binds(s, reader.self_name) or ("",))[0] in reader.collected]
+    made += [copy.stmt for copy in reader.copies.values()]  # (their filters, variable copies)
     allowed |= {id(n) for stmt in made for n in nodes_of(stmt, (cst.Name,))}
     for name in reader.collected:
         if any(n.value == name and id(n) not in allowed for n in nodes_of(reader.module, (cst.Name,))):

@@ -79,6 +79,9 @@ class Computed:
     stmt: cst.SimpleStatementLine
     binds: Tuple[str, ...]
     reads: Tuple[str, ...]
+    # the variable scopes of the graph around it where it calls layers (``policy``): a step
+    # calls them in name scopes of those names, so their variables get TF1's names
+    scope: str = ""
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,20 @@ class Training:
     variables: Tuple[Union[str, "Layer"], ...]
     global_step: Optional[str]        # a state variable minimize increments
     scope: str = ""                   # the name scopes minimize ran in (TF1's ``train/beta1_power``)
+
+
+@dataclass(frozen=True)
+class Copy:
+    """``replace = [tf.assign(t, e) for t, e in zip(t_params, e_params)]`` (a target network
+    updated from another, a soft update ``(1 - tau) * t + tau * e``): each variable of
+    ``targets`` assigned its value, computed from the pair as written."""
+    key: str
+    stmt: cst.SimpleStatementLine
+    targets: Tuple[Union[str, "Layer"], ...]   # the variables assigned (a layer: its variables)
+    sources: Tuple[Union[str, "Layer"], ...]
+    target: str                               # the loop's names: ``t``, ``e``
+    source: str
+    value: cst.BaseExpression                 # what each is assigned (``e``)
 
 
 @dataclass(frozen=True)
@@ -129,6 +146,7 @@ class Step:
     summaries: Tuple[Summary, ...] = ()  # what it writes (under ``writer.as_default(step=...)``)
     writer: Optional[str] = None
     step_param: str = "step"          # the parameter taking add_summary's step
+    copies: Tuple[Copy, ...] = ()     # variable copies it runs (a run of them alone)
 
 
 @dataclass(frozen=True)
@@ -214,3 +232,6 @@ class NativeProgram:
     # the session's block's own binding of a state name (``b = (step % 8) * 32``): its nodes,
     # renamed (the graph's variable keeps the name)
     renames: Tuple[Tuple[cst.Name, str], ...] = ()
+    # TF1 initializers bound once where they were (``w_init = tf.random_normal_initializer(...)``,
+    # read by layers made from them): written as TF2's
+    initializers: Tuple[cst.Call, ...] = ()

@@ -24,10 +24,11 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
-from ..syntax import GRAPH_SEEDS, INITIALIZERS, _value
-from . import checkpoints, forward, layers, optimizers, regularizers, session, summaries
-from .blocked import NOT_NATIVE, PLAN_BLOCKERS
-from .model import (Blocker, Computed, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
+from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
+from . import checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state, summaries
+from .state import GET_VARIABLE, VARIABLES
+from .blocked import NOT_NATIVE, planned
+from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
                     Summary, Training)
 from .runs import _contexts, _train_runs_merged, read_run
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
@@ -35,30 +36,17 @@ from .syntax import _binds, _bound, _free_names, _imported, _names_read
 CallName = Callable[[cst.BaseExpression], Optional[str]]
 SAFE_ROOTS = {"np", "numpy", "math"}
 
-VARIABLES = {"tf.Variable"}
-GET_VARIABLE = "tf.get_variable"
-GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
-                       "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
-                       "constraint", "synchronization", "aggregation")
-# tf.contrib's Xavier initializer is Keras' Glorot (fan_avg; uniform, or a truncated normal)
-XAVIER = "tf.contrib.layers.xavier_initializer"
 # blocks of graph code whose statements read as they would alone (the scope names variables
 # made in it, eagerly as in TF1; a device places them)
 SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
-         call_name: CallName, module: cst.Module) -> Union[NativeProgram, Blocker]:
-    """The program as native TF2, or why not."""
-    for owned, why in ((plan.self_name, "a class's program (its native form is not written yet)"),
-                       (plan.monitored or plan.scaffold is not None, "a monitored session"),
-                       (plan.supervisor is not None, "a tf.train.Supervisor"),
-                       (plan.workers is not None, "a program on a TF1 cluster"),
-                       (plan.handed or plan.anchorless, "the session is handed in")):
-        if owned:
-            return Blocker(why)
-    for field, why in PLAN_BLOCKERS:
-        if why and getattr(plan, field):
-            return Blocker(why)
+         call_name: CallName, module: cst.Module,
+         form: Optional[classes.ClassForm] = None) -> Union[NativeProgram, Blocker]:
+    """The program as native TF2, or why not (``form``: the class whose program it is)."""
+    why = planned(plan, form is not None)
+    if why:
+        return Blocker(why)
     graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
     reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)))
     reader.graph = graph
@@ -84,7 +72,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     runs: List[Run] = []
     steps: Dict[tuple, Step] = {}
     reader.blocks = [list(stmts)]
-    assigns, alone = _contexts(stmts[session_at:])  # (the session's runs are all after it)
+    assigns, alone = _contexts([*stmts[session_at:], *plan.methods])  # (the runs are all after it)
     reader.named_feeds = {a.targets[0].target.value: a.value for stmt in stmts
                           for a in nodes_of(stmt, (cst.Assign,))
                           if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
@@ -96,6 +84,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker("a dict of fetched variables")
         if any(run.trains) and run.shape != "single" and run.unpacked is None and id(call) not in alone:
             return Blocker("a list of fetches with a train op, read other than by unpacking it")
+        if run.step is not None and run.step.copies and id(call) not in alone:
+            return Blocker("a run of variable copies whose values are read")
         runs.append(run)
     for call in plan.eager_runs:
         fetched = call.args[0].value if call.args else None
@@ -109,7 +99,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     beside = session.beside_runs(reader, plan, stmts, session_at, module, call_name, kept)
     if isinstance(beside, Blocker):
         return beside
-    return NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=tuple(reader.seeds),
+    program = NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=tuple(reader.seeds),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
@@ -123,7 +113,13 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
                          unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
                          regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
-                         renames=renames, **beside)
+                         renames=renames, initializers=tuple(
+                             c for stmt in reader.made_once_stmts for c in state.initializer_calls(reader, stmt)),
+                         **beside)
+    if copies.traced_first(program) is None:
+        return Blocker("a variable copy of a layer no run calls (its variables are never made)")
+    why = classes.blocker(form, reader, program, stmts[session_at]) if form is not None else None
+    return Blocker(why) if why else program
 
 
 
@@ -133,6 +129,7 @@ class _Reader:
     def __init__(self, plan: Plan, call_name: CallName, module: cst.Module,
                  imported: Set[str], module_reads: Set[str]) -> None:
         self.plan, self.call_name, self.module, self.module_body = plan, call_name, module, list(module.body)
+        self.self_name = plan.self_name  # a class's program: its graph names are keys ``self.x``
         self.module_functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.module_reads = module_reads  # every name the module reads
         self.vetted: Dict[str, Optional[str]] = {}
@@ -145,6 +142,7 @@ class _Reader:
         self.scopes: Set[str] = set()  # name scopes of graph blocks
         self.variable_scopes: List[cst.Call] = []  # written as tf.name_scope
         self.once: Set[str] = set()  # computed once, eagerly, for variables' initial values
+        self.made_once_stmts: List[cst.BaseStatement] = []  # where they are computed
         self.order: List[Computed] = []
         self.functions: Set[str] = set()
         self.optimizers: Dict[str, Optimizer] = {}
@@ -170,9 +168,17 @@ class _Reader:
         self.blocks: List[list] = []  # the program's statements (a run's add_summary is found there)
         self.layer_functions: Dict[str, object] = {}  # module functions making layers (layers.prepared)
         self.collected: Dict[str, Tuple[Union[str, Layer], ...]] = {}  # var_list collections by scope
+        self.global_collections: Set[str] = set()  # collections of global variables (variable copies read them)
+        self.slotted: Set[str] = set()  # those TF1 gave optimizer slots too
+        self.trained_from: Dict[str, int] = {}  # a train op -> how many variables were made before it
+        self.copies: Dict[str, Copy] = {}  # variable copies (target networks)
         self.graph: List[cst.BaseStatement] = []  # the graph's statements
         self.regularization: List[RegularizationRead] = []  # reads of the layers' regularization losses
         self.regularizers: List[Tuple[cst.Call, str]] = []  # tf.contrib's regularizers: written as Keras'
+
+    def key(self, expr) -> Optional[str]:
+        """The graph name an expression is (``x``; ``self.x`` in a class's program), else None."""
+        return _key(expr, self.self_name) if expr is not None else None
 
     def calls(self, node) -> List[str]:
         return [n for n in (self.call_name(c) for c in nodes_of(node, (cst.Call,))) if n]
@@ -229,7 +235,7 @@ class _Reader:
         if self.call_name(value) in GRAPH_SEEDS:
             self.seeds.append(stmt)
             return None
-        binds = _binds(stmt)
+        binds = _binds(stmt, self.self_name)
         if self.call_name(value) in summaries.OPS or self.call_name(value) in summaries.MERGES:
             return summaries.statement(self, stmt, binds, value)
         first = code(stmt).strip().splitlines()[0][:60]
@@ -244,7 +250,7 @@ class _Reader:
             return f"the graph name {binds[0]!r} is bound twice"
         # graph code may rebind its own names (`L1 = conv(X)`, `L1 = tf.nn.relu(L1)`): each
         # read is of the binding above it; not in the session's block, where runs come between
-        once = [n for n in _names_read(stmt) if n in self.once]
+        once = [n for n in layers.read_beside_layers(self, stmt) if n in self.once]
         if once:  # TF1 computed it again for this reader, once for the variable
             return f"the graph value {once[0]!r} is read by a variable's initial value and by the graph"
         again = [b for b in binds if b in self.computed]
@@ -267,18 +273,22 @@ class _Reader:
             return self.training(stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
-        if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or self._made_by_helper(value):
-            return self.variable(stmt, binds, value)
+        if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or state.made_by_helper(self, value):
+            return state.variable(self, stmt, binds, value)
         if name in layers.COLLECTIONS and not regularizers.is_losses(self, value) or layers.is_filter(self, value):
             return layers.collection(self, stmt, binds, value)
+        if copies.is_copy(self, value):
+            return copies.read(self, stmt, binds, value)
+        made = len(self.layers)
         why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds) \
             or regularizers.losses_read(self, value)
         if why:
             return why
+        scope = "/".join(self.variable_scope_names) if len(self.layers) > made else ""
         why = self.forbidden(value)
         if why:
             return f"the graph uses {why}"
-        computed = Computed(stmt, binds, _names_read(value))
+        computed = Computed(stmt, binds, _names_read(value, self.self_name), scope)
         for key in binds:
             self.computed[key] = computed
         self.order.append(computed)
@@ -291,7 +301,7 @@ class _Reader:
         once when it built the graph (a variable prints its value too)."""
         graph = set(self.placeholders) | set(self.computed) | set(self.trainings) | set(self.optimizers)
         if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                and isinstance(stmt.body[0], cst.Expr)) or graph & set(_names_read(stmt)) \
+                and isinstance(stmt.body[0], cst.Expr)) or graph & set(_names_read(stmt, self.self_name)) \
                 or self.forbidden(stmt):
             return f"the graph statement {first!r}, which binds no plain names"
         return None
@@ -318,7 +328,7 @@ class _Reader:
             if name == "tf.variable_scope":  # (a string: neither reuse nor a default name)
                 self.variable_scopes.append(item.item)
         body = block.body.body
-        if not all(isinstance(inner, cst.SimpleStatementLine) for inner in body):
+        if not all(isinstance(inner, (cst.SimpleStatementLine, cst.With)) for inner in body):  # (scopes in scopes)
             return f"graph code in a block ({first!r})"
         opened = [(self.call_name(item.item), item.item.args[0].value.evaluated_value) for item in block.items
                   if self.call_name(item.item) != "tf.device"]
@@ -365,103 +375,15 @@ class _Reader:
         self.functions.add(func.name.value)
         return None
 
-    def variable(self, stmt, binds, value) -> Optional[str]:
-        """``w = tf.Variable(...)``, a dict/list/tuple literal of them, or ``w =
-        make_weight(...)`` of a module function returning one."""
-        if len(binds) != 1:
-            return "variables unpacked from one statement"
-        key = binds[0]
-        graph = set(self.placeholders) | set(self.computed)
-        read = [n for n in _names_read(value) if n in graph]
-        for name in read:
-            why = self.made_once(name)
-            if why:
-                return f"the variable {key!r} is made from the graph value {name!r}, {why}"
-        if isinstance(value, cst.Dict):
-            items = [(f"{key}[{code(e.key)}]", e.value) for e in value.elements
-                     if isinstance(e, cst.DictElement)]
-        elif isinstance(value, (cst.List, cst.Tuple)):
-            items = [(f"{key}[{at}]", e.value) for at, e in enumerate(value.elements)]
-        else:
-            items = [(key, value)]
-        if len(items) != len(getattr(value, "elements", items)) or not all(
-                self._is_variable(v) or self._made_by_helper(v) for _, v in items):
-            return f"the state {key!r} is not a tf.Variable or a literal of them"
-        made = tuple((expr, _trainable(call, self.call_name(call) in VARIABLES)) for expr, call in items)
-        checkpoints.name_variables(self, items)
-        self.state[key] = made
-        self.variables.extend(made)
-        return None
-
     def made_once(self, name: str) -> Optional[str]:
-        """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
-        initializer computed it once, so it stays where it was, computed eagerly once. Why
-        it cannot (it reads a placeholder or the state, or steps read it too), else None."""
-        if name in self.once:
-            return None
-        made = self.computed.get(name)
-        if made is None:
-            return "which is fed"
-        if made.binds != (name,) or any(name in c.reads for c in self.order if c is not made):
-            return "which the graph reads too (TF1 computes it again at each run)"
-        for read in made.reads:
-            if read in self.placeholders or read in self.state:
-                return f"which reads {read!r}"
-            if read in self.computed:
-                why = self.made_once(read)
-                if why:
-                    return why
-        self.once.add(name)
-        self.order.remove(made)
-        self.dropped.remove(made.stmt)
-        return None
-
-    def _made_by_helper(self, value) -> bool:
-        """``init_weights([4, 12])``: a module function whose every return is a
-        ``tf.Variable(...)`` and which does nothing else the native form cannot write."""
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                and value.func.value in self.module_functions) \
-                or any(self.forbidden(a.value) for a in value.args):
-            return False
-        func = self.module_functions[value.func.value]
-        returns = list(nodes_of(func.body, (cst.Return,)))
-        if not returns or not all(self._is_variable(r.value) for r in returns):
-            return False
-        made = {id(r.value) for r in returns}
-        self.allowed |= made
-        try:
-            return self.forbidden(func.body) is None
-        finally:
-            self.allowed -= made
-
-    def _is_variable(self, value) -> bool:
-        if isinstance(value, cst.Call) and self.call_name(value) == GET_VARIABLE:
-            return self._get_variable(value)
-        if not (isinstance(value, cst.Call) and self.call_name(value) in VARIABLES):
-            return False
-        return not any(self.forbidden(a.value) for a in value.args)
-
-    def _get_variable(self, call: cst.Call) -> bool:
-        """``tf.get_variable("W1", shape=[784, 256], initializer=...)`` outside any variable
-        scope: a variable named so, its initial value drawn by the initializer (TF1's
-        default: Glorot uniform), or the initializer's value itself when no shape is given."""
-        args = optimizers.arguments(call, GET_VARIABLE_PARAMS)
-        if args is None or set(args) - {"name", "shape", "dtype", "initializer", "trainable"} \
-                or not isinstance(args.get("name"), cst.SimpleString):
-            return False
-        initializer = args.get("initializer")
-        if isinstance(initializer, cst.Call) and self.call_name(initializer) == XAVIER:
-            self.allowed.add(id(initializer))
-        if any(self.forbidden(a.value) for a in call.args):
-            return False
-        self.get_variables.append(call)
-        return True
+        """See :func:`.state.made_once`."""
+        return state.made_once(self, name)
 
     def optimizer(self, stmt, binds, call, name) -> Optional[str]:
         if len(binds) != 1:
             return "optimizers unpacked from one statement"
         graph = set(self.placeholders) | set(self.computed)  # (a variable of the state: read each step)
-        read = [n for n in _names_read(call) if n in graph]
+        read = [n for n in _names_read(call, self.self_name) if n in graph]
         if read:
             return f"the optimizer's arguments read the graph value {read[0]!r}"
         self.optimizers[binds[0]] = Optimizer(stmt, call, name, None, "")
@@ -472,11 +394,11 @@ class _Reader:
         if len(binds) != 1:
             return "a train op unpacked"
         made = call.func.value
-        if isinstance(made, cst.Name) and made.value in self.optimizers:
-            optimizer = self.optimizers.pop(made.value)
+        if self.key(made) in self.optimizers:
+            optimizer = self.optimizers.pop(self.key(made))
             users = [t for t in self.trainings.values() if t.optimizer.stmt is optimizer.stmt]
             if users:
-                return f"the optimizer {made.value!r} minimizes two losses"
+                return f"the optimizer {self.key(made)!r} minimizes two losses"
         elif isinstance(made, cst.Call) and (self.call_name(made) or "").startswith("tf.train.") \
                 and (self.call_name(made) or "").endswith("Optimizer"):
             why = self.optimizer(stmt, ("_",), made, self.call_name(made))
@@ -488,32 +410,35 @@ class _Reader:
         args = optimizers.arguments(call, ("loss", "global_step", "var_list", "gate_gradients",
                                            "aggregation_method", "colocate_gradients_with_ops",
                                            "name", "grad_loss"))
-        if args is None or not isinstance(args.get("loss"), cst.Name) \
-                or args["loss"].value not in self.computed:
+        if args is None or self.key(args.get("loss")) not in self.computed:
             return "minimize() of something other than a graph name"
         extra = set(args) - {"loss", "global_step", "var_list", "name", "colocate_gradients_with_ops"}
         if extra:
             return f"minimize()'s {sorted(extra)[0]}"
         step = args.get("global_step")
-        if step is not None and not (isinstance(step, cst.Name) and step.value in self.state
-                                     and len(self.state[step.value]) == 1):
+        if step is not None and not (self.key(step) in self.state and len(self.state[self.key(step)]) == 1):
             return "a global step that is not a variable made here"
         if "var_list" in args:
             variables = self.var_list(args["var_list"])
             if variables is None:
                 return "a var_list that is not a list of the variables made here"
-        else:
-            variables = tuple(expr for expr, trainable in self.variables if trainable)
-        loss = args["loss"].value
-        sparse = bool(SPARSE_OPS & set(self.calls_of_slice({loss})))
+        else:  # every trainable variable the loss has a gradient for (TF1 updated no other)
+            reached = copies.differentiated(self, self.key(args["loss"]))
+            variables = tuple(expr for expr, trainable in self.variables
+                              if trainable and (id(expr) if isinstance(expr, Layer) else expr) in reached)
+        loss = self.key(args["loss"])
+        sparse = self.sparse_slice({loss})
         keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
-        variable = next((n for n in _names_read(optimizer.call) if n in self.state), None)
+        variable = next((n for n in _names_read(optimizer.call, self.self_name) if n in self.state), None)
         if variable is not None:  # TF1 read it at each step; only TF1's optimizer is proven so
             keras, why = None, f"its arguments read the variable {variable!r} at each step"
+        if keras is None and any(isinstance(v, Layer) for v in variables):  # (Keras 3's are not tf.Variables)
+            return f"{optimizer.tf1_name.rsplit('.', 1)[-1]} is kept ({why}) and trains Keras layers, whose variables a TF1 optimizer cannot update"
         optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
         self.losses.add(loss)
+        self.trained_from[binds[0]] = len(self.variables)
         self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
-                                            step.value if step is not None else None, "/".join(self.name_scopes))
+                                            self.key(step) if step is not None else None, "/".join(self.name_scopes))
         if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
             self.dropped.append(stmt)
         return None
@@ -522,8 +447,8 @@ class _Reader:
         """The variables of ``var_list=[w, b]``, of a name bound to such a list (``gen_vars =
         [weights["gen"], ...]``), of a dict of the state (``weights.values()``), or of a
         collection by scope (``layers.collection``)."""
-        if isinstance(expr, cst.Name) and expr.value in self.collected:
-            return self.collected[expr.value]
+        if self.key(expr) in self.collected:  # (not one of global variables: TF1 trained its slots too)
+            return self.collected[self.key(expr)] if self.key(expr) not in self.global_collections else None
         if isinstance(expr, cst.Call) and self.call_name(expr) in layers.COLLECTIONS:
             made = layers.collected(self, expr)  # var_list=tf.trainable_variables("d_")
             return None if isinstance(made, str) else made
@@ -561,25 +486,14 @@ class _Reader:
             todo.extend((read, at[id(made)]) for read in made.reads)
         return [c for c in self.order if id(c) in needed]
 
-    def calls_of_slice(self, names) -> List[str]:
-        out: List[str] = []
+    def sparse_slice(self, names) -> bool:
+        """Whether what ``names`` need gathers rows of a variable (``tf.gather(W, ids)``,
+        an embedding lookup): its gradient is sparse (a gather of a computed tensor is not,
+        by the time it reaches a variable)."""
         for made in self.slice(names):
-            out += self.calls(made.stmt)
-        return out
-
-
-def _trainable(call: cst.Call, variable: bool) -> bool:
-    """Whether minimize() trains it: trainable, and not an integer (``tf.Variable(0)``, a
-    counter: TF1 had no gradient for it and left it out)."""
-    args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-    if not variable:  # a helper's call: its arguments are not the variable's
-        args = {k: v for k, v in args.items() if k == "trainable"}
-    first = call.args[0].value if variable and call.args and call.args[0].keyword is None \
-        else args.get("initial_value")
-    if isinstance(first, cst.UnaryOperation):
-        first = first.expression
-    dtype = code(args["dtype"]) if "dtype" in args else None
-    if dtype is not None and "int" in dtype.rsplit(".", 1)[-1] or dtype is None and isinstance(first, cst.Integer):
+            for call in nodes_of(made.stmt, (cst.Call,)):
+                if self.call_name(call) in SPARSE_OPS and (not call.args or any(
+                        n in self.state for n in _names_read(call.args[0].value, self.self_name))
+                        or call.args[0].keyword is not None and call.args[0].keyword.value != "params"):
+                    return True
         return False
-    trainable = args.get("trainable")
-    return not (isinstance(trainable, cst.Name) and trainable.value == "False")

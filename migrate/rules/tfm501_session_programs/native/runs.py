@@ -4,12 +4,13 @@ bound to a name), the placeholders its fetches need; pure, over the graph ``read
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Tuple, Union
+from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
+from ..syntax import _key
 from . import summaries
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
@@ -17,13 +18,15 @@ from .syntax import _names_read
 
 def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[Run, Blocker]:
     """``sess.run(fetches, feed_dict)``, ``t.eval(feed_dict)`` or ``op.run(feed_dict)``."""
-    parts = _run_parts(call, reader.plan.session)
+    parts = _run_parts(call, reader.plan.session, reader.self_name)
     if isinstance(parts, str):
         return Blocker(parts)
     fetched, feeds = parts
     shape, items, keys = _fetch_items(fetched)
-    trains = tuple(isinstance(i, cst.Name) and i.value in reader.trainings for i in items)
-    summarized = tuple(isinstance(i, cst.Name) and i.value in reader.merged for i in items)
+    if any(reader.key(i) in reader.copies for i in items):
+        return _copy_run(reader, call, steps, shape, items, keys, feeds)
+    trains = tuple(reader.key(i) in reader.trainings for i in items)
+    summarized = tuple(reader.key(i) in reader.merged for i in items)
     if (any(trains) or any(summarized)) and shape == "dict":
         return Blocker("a dict of fetches with a train op or summaries")
     written = _written(reader, call, shape, items, summarized, assign, any(trains))
@@ -46,33 +49,34 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     trainings: List[Training] = []
     written_summaries = []
     for item, train in zip(items, trains):
-        if train and item.value in reader.merged:
-            written_summaries += [s for s in reader.merged[item.value] if s not in written_summaries]
-            reads.extend(n for s in reader.merged[item.value] for n in s.reads)
+        key = reader.key(item)
+        if train and key in reader.merged:
+            written_summaries += [s for s in reader.merged[key] if s not in written_summaries]
+            reads.extend(n for s in reader.merged[key] for n in s.reads)
             continue
         if train:
-            trainings.append(reader.trainings[item.value])
+            trainings.append(reader.trainings[key])
             reads.append(trainings[-1].loss)
             continue
-        if isinstance(item, cst.Name):
-            if item.value not in reader.computed and item.value not in reader.state:
-                return Blocker(f"a fetch of {item.value!r}, which the native form cannot compute")
-            if item.value in reader.state and len(reader.state[item.value]) != 1:
-                return Blocker(f"a fetch of the state {item.value!r}")
-            returns.append(item.value)
-            reads.append(item.value)
+        if key is not None:
+            if key not in reader.computed and key not in reader.state:
+                return Blocker(f"a fetch of {key!r}, which the native form cannot compute")
+            if key in reader.state and len(reader.state[key]) != 1:
+                return Blocker(f"a fetch of the state {key!r}")
+            returns.append(key)
+            reads.append(key)
         else:
             why = reader.forbidden(item)
             if why:
                 return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
             returns.append(item)
-            reads.extend(_names_read(item))
+            reads.extend(_names_read(item, reader.self_name))
     trained = [v for t in trainings for v in t.variables]
     if len(trained) != len({id(v) if not isinstance(v, str) else v for v in trained}):
         return Blocker("a run of train ops that update the same variables (TF1 raced them)")
     made = {expr for expr, _ in reader.variables}
     if not trainings and items and all(
-            isinstance(i, cst.Name) and i.value in reader.state or code(i) in made for i in items):
+            reader.key(i) in reader.state or code(i) in made for i in items):
         return Run(call, None, shape, items, keys, (), trains, None)  # read where it stands
     once = [n for n in reads if n in reader.once]
     if once:  # TF1 computed it again for the run, once for the variable made from it
@@ -91,15 +95,27 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
                written)
 
 
-def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, needed, written, writer) -> Step:
-    """The step of runs that fetch, train, feed and write the same: one per kind of run."""
+def _copy_run(reader, call, steps, shape, items, keys, feeds) -> Union[Run, Blocker]:
+    """A run of variable copies (target networks replaced): a step of them, returning nothing."""
+    copied = [reader.copies[k] for k in (reader.key(i) for i in items) if k in reader.copies]
+    if len(copied) != len(items) or feeds is not None or shape == "dict":
+        return Blocker("a run of variable copies with other fetches or feeds")
+    step = _step_of(steps, (), (), (), (), set(), (), None, tuple(copied))
+    return Run(call, step, shape, items, keys, (), tuple(True for _ in items), None)
+
+
+def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, needed, written, writer,
+             copies=()) -> Step:
+    """The step of runs that fetch, train, feed, write and copy the same: one per kind of run."""
     signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
-                 tuple(t.key for t in trainings), params, tuple(s.tag for s in written), writer)
+                 tuple(t.key for t in trainings), params, tuple(s.tag for s in written), writer,
+                 tuple(c.key for c in copies))
     step = steps.get(signature)
     if step is None:
         taken = set(params) | set(needed) | {b for c in computed for b in c.binds}
-        step = steps[signature] = Step(_step_name(returns, trainings, written), params, returns, computed,
-                                       trainings, written, writer, "step" if "step" not in taken else "summary_step")
+        name = copies[0].key.rpartition(".")[2] if copies else _step_name(returns, trainings, written)
+        step = steps[signature] = Step(name, params, returns, computed, trainings, written, writer,
+                                       "step" if "step" not in taken else "summary_step", tuple(copies))
     return step
 
 
@@ -127,10 +143,10 @@ def _fed(reader, feeds) -> Union[List[Tuple[str, cst.BaseExpression]], Blocker]:
     if not isinstance(feeds, cst.Dict):
         return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
     for element in feeds.elements:
-        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.Name)
-                and element.key.value in reader.placeholders):
+        key = reader.key(element.key) if isinstance(element, cst.DictElement) else None
+        if key not in reader.placeholders:
             return Blocker("a feed of something other than a placeholder")
-        fed.append((element.key.value, element.value))
+        fed.append((key, element.value))
     return fed
 
 
@@ -152,12 +168,12 @@ def _contexts(scope):
     return assigns, alone
 
 
-def _run_parts(call: cst.Call, session: str):
+def _run_parts(call: cst.Call, session: str, self_name: Optional[str] = None):
     """(what is fetched, the feed dict or None), or why the run cannot be read."""
     func = call.func
     if not isinstance(func, cst.Attribute):
         return "a run that is not a method call"
-    allowed = ("fetches", "feed_dict") if isinstance(func.value, cst.Name) and func.value.value == session \
+    allowed = ("fetches", "feed_dict") if _key(func.value, self_name) == session \
         and func.attr.value == "run" else ("feed_dict", "session")
     args: Dict[str, cst.BaseExpression] = {}
     for at, arg in enumerate(call.args):
@@ -186,7 +202,7 @@ def _step_name(returns, trainings, written=()) -> str:
         return "train_step"
     if written and not returns:
         return "write_summaries"
-    names = [r for r in returns if isinstance(r, str)]
+    names = [r.rpartition(".")[2] for r in returns if isinstance(r, str)]  # (``self.q``: q)
     if names:
         return "compute_" + "_".join(names[:2])
     calls = [r for r in returns if isinstance(r, cst.Call) and isinstance(r.func, (cst.Name, cst.Attribute))]

@@ -8,6 +8,8 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
+from ..syntax import _key
+
 
 def _imported(module: cst.Module) -> Set[str]:
     """The names the module's imports bind (a module of the project may make variables)."""
@@ -21,21 +23,26 @@ def _imported(module: cst.Module) -> Set[str]:
     return out
 
 
-def _names_read(node: cst.CSTNode) -> Tuple[str, ...]:
+def _names_read(node: cst.CSTNode, self_name: Optional[str] = None) -> Tuple[str, ...]:
     """The names a statement or expression reads (attribute names, keywords and the
-    names assigned or bound by ``as`` aside)."""
+    names assigned or bound by ``as`` aside); with ``self_name`` (a class's program), an
+    attribute of the object is read as its key ``self.x``."""
     skip: Set[int] = set()
+    keys: Dict[int, str] = {}  # id(the object's Name) -> the attribute's key
     for found in nodes_of(node, (cst.Attribute, cst.Arg, cst.AssignTarget, cst.Param,
                                  cst.CompFor, cst.DictElement, cst.AsName)):
         if isinstance(found, cst.Attribute):
             skip.add(id(found.attr))
+            if self_name and isinstance(found.value, cst.Name) and found.value.value == self_name:
+                keys[id(found.value)] = f"self.{found.attr.value}"
         elif isinstance(found, cst.Arg) and found.keyword is not None:
             skip.add(id(found.keyword))
         elif isinstance(found, cst.AssignTarget):
             skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
         elif isinstance(found, cst.AsName):  # `with ... as scope`, `import x as y`: bound
             skip |= {id(n) for n in nodes_of(found.name, (cst.Name,))}
-    return tuple(dict.fromkeys(n.value for n in nodes_of(node, (cst.Name,)) if id(n) not in skip))
+    return tuple(dict.fromkeys(keys.get(id(n), n.value) for n in nodes_of(node, (cst.Name,))
+                               if id(n) not in skip))
 
 
 def _free_names(func: cst.FunctionDef) -> Tuple[str, ...]:
@@ -46,17 +53,18 @@ def _free_names(func: cst.FunctionDef) -> Tuple[str, ...]:
     return tuple(n for n in _names_read(func.body) if n not in local)
 
 
-def _binds(stmt) -> Optional[Tuple[str, ...]]:
-    """The names ``a = ...`` / ``a, b = ...`` binds, else None."""
+def _binds(stmt, self_name: Optional[str] = None) -> Optional[Tuple[str, ...]]:
+    """The names ``a = ...`` / ``a, b = ...`` binds (with ``self_name``, ``self.a = ...``
+    binds the key ``self.a``), else None."""
     if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1 \
             or not isinstance(stmt.body[0], cst.Assign) or len(stmt.body[0].targets) != 1:
         return None
     target = stmt.body[0].targets[0].target
-    if isinstance(target, cst.Name):
-        return (target.value,)
+    if _key(target, self_name):
+        return (_key(target, self_name),)
     if isinstance(target, (cst.Tuple, cst.List)) and all(
-            isinstance(e.value, cst.Name) for e in target.elements):
-        return tuple(e.value.value for e in target.elements)
+            _key(e.value, self_name) for e in target.elements):
+        return tuple(_key(e.value, self_name) for e in target.elements)
     return None
 
 

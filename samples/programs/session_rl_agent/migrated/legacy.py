@@ -1,7 +1,6 @@
 """A TF1 RL loop: a REINFORCE agent class owning its graph and Session (placeholders as
 attributes, act() and learn() calling self.sess.run), trained on a deterministic corridor
 by feeding observations, the actions taken and discounted rewards."""
-import shims.keras2
 import numpy as np
 import tensorflow as tf
 
@@ -9,22 +8,35 @@ import tensorflow as tf
 class PolicyGradient(object):
     def __init__(self, n_features, n_actions, learning_rate=0.05, gamma=0.9):
         self.gamma = gamma
-        def build_graph(obs, acts, vt):
-            self.obs = obs
-            self.acts = acts
-            self.vt = vt
-            with tf.compat.v1.variable_scope("policy"):
-                hidden = shims.get_or_create_layer("fc1", lambda: tf.keras.layers.Dense(12, activation=tf.nn.tanh, kernel_initializer=tf.compat.v1.random_normal_initializer(stddev=0.3, seed=5), name="fc1"))(self.obs)
-                self.logits = shims.get_or_create_layer("fc2", lambda: tf.keras.layers.Dense(n_actions, kernel_initializer=tf.compat.v1.random_normal_initializer(stddev=0.3, seed=6), name="fc2"))(hidden)
-            self.probs = tf.nn.softmax(self.logits)
-            neg_log_prob = tf.nn.sparse_softmax_cross_entropy_with_logits(logits=self.logits, labels=self.acts)
-            self.loss = tf.reduce_mean(neg_log_prob * self.vt)
-            self.train_op = tf.compat.v1.train.AdamOptimizer(learning_rate).minimize(self.loss)
-            return {"probs": self.probs, "train_op": self.train_op, "loss": self.loss}
-        self.program = shims.GraphProgram(build_graph, obs=tf.TensorSpec([None, n_features], tf.float32), acts=tf.TensorSpec([None], tf.int32), vt=tf.TensorSpec([None], tf.float32))
+        self.policy_fc1_layer = tf.keras.layers.Dense(12, activation=tf.nn.tanh, kernel_initializer=tf.random_normal_initializer(stddev=0.3, seed=5), name="fc1")
+        self.policy_fc2_layer = tf.keras.layers.Dense(n_actions, kernel_initializer=tf.random_normal_initializer(stddev=0.3, seed=6), name="fc2")
+        self.optimizer = tf.keras.optimizers.Adam(learning_rate=learning_rate, epsilon=1e-08)
+        self.compute_probs = tf.function(self.compute_probs, input_signature=[tf.TensorSpec([None, n_features], tf.float32)])
+        self.train_step = tf.function(self.train_step, input_signature=[tf.TensorSpec([None, n_features], tf.float32), tf.TensorSpec([None], tf.int32), tf.TensorSpec([None], tf.float32)])
+
+    def forward(self, obs):
+        with tf.name_scope("policy"):
+            hidden = self.policy_fc1_layer(obs)
+            logits = self.policy_fc2_layer(hidden)
+        return logits
+
+    def compute_probs(self, obs):
+        logits = self.forward(obs)
+        probs = tf.nn.softmax(logits)
+        return probs
+
+    def train_step(self, obs, acts, vt):
+        with tf.GradientTape() as tape:
+            logits = self.forward(obs)
+            neg_log_prob = tf.nn.sparse_softmax_cross_entropy_with_logits(logits=logits, labels=acts)
+            loss = tf.reduce_mean(neg_log_prob * vt)
+        variables = [*self.policy_fc1_layer.trainable_variables, *self.policy_fc2_layer.trainable_variables]
+        gradients = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(gradients, variables))
+        return loss
 
     def act(self, observation, rng):
-        probs = self.program.run("probs", obs=observation[np.newaxis, :])[0]
+        probs = self.compute_probs(observation[np.newaxis, :]).numpy()[0]
         return int(rng.choice(len(probs), p=probs / probs.sum()))
 
     def learn(self, observations, actions, rewards):
@@ -33,11 +45,11 @@ class PolicyGradient(object):
             running = running * self.gamma + rewards[t]
             values[t] = running
         values = (values - values.mean()) / (values.std() + 1e-6)
-        _, loss = self.program.run(["train_op", "loss"], obs=np.vstack(observations), acts=np.array(actions), vt=values)
+        loss = self.train_step(np.vstack(observations), np.array(actions), values).numpy()
         return loss
 
     def policy(self, observations):
-        return self.program.run("probs", obs=observations)
+        return self.compute_probs(observations).numpy()
 
 
 def corridor(position):

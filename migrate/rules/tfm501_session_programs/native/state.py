@@ -1,0 +1,147 @@
+"""The state of a native program (pure): its variables, made once where they were.
+
+``w = tf.Variable(...)`` (a dict/list literal of them, ``tf.get_variable`` outside scopes, a
+module function returning one), and what their initial values read that TF1 computed once
+(``W_init = tf.random_uniform(...)``, an initializer a layer is made from): kept where it
+was, computed eagerly once.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code, nodes_of
+
+from . import checkpoints, initializers, optimizers
+from ..syntax import _value
+from .syntax import _names_read
+
+VARIABLES = {"tf.Variable"}
+GET_VARIABLE = "tf.get_variable"
+GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
+                       "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
+                       "constraint", "synchronization", "aggregation")
+# tf.contrib's Xavier initializer is Keras' Glorot (fan_avg; uniform, or a truncated normal)
+XAVIER = "tf.contrib.layers.xavier_initializer"
+
+
+def variable(reader, stmt, binds, value) -> Optional[str]:
+    """``w = tf.Variable(...)``, a dict/list/tuple literal of them, or ``w =
+    make_weight(...)`` of a module function returning one."""
+    if len(binds) != 1:
+        return "variables unpacked from one statement"
+    key = binds[0]
+    graph = set(reader.placeholders) | set(reader.computed)
+    read = [n for n in _names_read(value, reader.self_name) if n in graph]
+    for name in read:
+        why = made_once(reader, name)
+        if why:
+            return f"the variable {key!r} is made from the graph value {name!r}, {why}"
+    if isinstance(value, cst.Dict):
+        items = [(f"{key}[{code(e.key)}]", e.value) for e in value.elements
+                 if isinstance(e, cst.DictElement)]
+    elif isinstance(value, (cst.List, cst.Tuple)):
+        items = [(f"{key}[{at}]", e.value) for at, e in enumerate(value.elements)]
+    else:
+        items = [(key, value)]
+    if len(items) != len(getattr(value, "elements", items)) or not all(
+            _is_variable(reader, v) or made_by_helper(reader, v) for _, v in items):
+        return f"the state {key!r} is not a tf.Variable or a literal of them"
+    made = tuple((expr, _trainable(call, reader.call_name(call) in VARIABLES)) for expr, call in items)
+    checkpoints.name_variables(reader, items)
+    reader.state[key] = made
+    reader.variables.extend(made)
+    return None
+
+def made_once(reader, name: str) -> Optional[str]:
+    """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
+    initializer computed it once, so it stays where it was, computed eagerly once. Why
+    it cannot (it reads a placeholder or the state, or steps read it too), else None."""
+    if name in reader.once:
+        return None
+    made = reader.computed.get(name)
+    if made is None:
+        return "which is fed"
+    if any(bound in c.reads for bound in made.binds for c in reader.order if c is not made):
+        return "which the graph reads too (TF1 computes it again at each run)"
+    for read in made.reads:
+        if read in reader.placeholders or read in reader.state:
+            return f"which reads {read!r}"
+        if read in reader.computed:
+            why = made_once(reader, read)
+            if why:
+                return why
+    reader.once |= set(made.binds)  # (``w_init, b_init = ...``: both)
+    reader.made_once_stmts.append(made.stmt)
+    reader.order.remove(made)
+    reader.dropped.remove(made.stmt)
+    return None
+
+def made_by_helper(reader, value) -> bool:
+    """``init_weights([4, 12])``: a module function whose every return is a
+    ``tf.Variable(...)`` and which does nothing else the native form cannot write."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+            and value.func.value in reader.module_functions) \
+            or any(reader.forbidden(a.value) for a in value.args):
+        return False
+    func = reader.module_functions[value.func.value]
+    returns = list(nodes_of(func.body, (cst.Return,)))
+    if not returns or not all(_is_variable(reader, r.value) for r in returns):
+        return False
+    made = {id(r.value) for r in returns}
+    reader.allowed |= made
+    try:
+        return reader.forbidden(func.body) is None
+    finally:
+        reader.allowed -= made
+
+def _is_variable(reader, value) -> bool:
+    if isinstance(value, cst.Call) and reader.call_name(value) == GET_VARIABLE:
+        return _get_variable(reader, value)
+    if not (isinstance(value, cst.Call) and reader.call_name(value) in VARIABLES):
+        return False
+    return not any(reader.forbidden(a.value) for a in value.args)
+
+def _get_variable(reader, call: cst.Call) -> bool:
+    """``tf.get_variable("W1", shape=[784, 256], initializer=...)`` outside any variable
+    scope: a variable named so, its initial value drawn by the initializer (TF1's
+    default: Glorot uniform), or the initializer's value itself when no shape is given."""
+    args = optimizers.arguments(call, GET_VARIABLE_PARAMS)
+    if args is None or set(args) - {"name", "shape", "dtype", "initializer", "trainable"} \
+            or not isinstance(args.get("name"), cst.SimpleString):
+        return False
+    initializer = args.get("initializer")
+    if isinstance(initializer, cst.Call) and reader.call_name(initializer) == XAVIER:
+        reader.allowed.add(id(initializer))
+    if any(reader.forbidden(a.value) for a in call.args):
+        return False
+    reader.get_variables.append(call)
+    return True
+
+
+
+def initializer_calls(reader, stmt) -> List[cst.Call]:
+    """``tf.random_normal_initializer(0., 0.3)`` (alone or in a tuple) bound by a statement
+    computed once: written as TF2's where it is."""
+    value = _value(stmt)
+    values = [e.value for e in value.elements] if isinstance(value, cst.Tuple) else [value]
+    return [v for v in values if isinstance(v, cst.Call) and (reader.call_name(v) or "").startswith("tf.")
+            and (reader.call_name(v) or "").rsplit(".", 1)[-1] in initializers.NATIVE]
+
+
+def _trainable(call: cst.Call, variable: bool) -> bool:
+    """Whether minimize() trains it: trainable, and not an integer (``tf.Variable(0)``, a
+    counter: TF1 had no gradient for it and left it out)."""
+    args = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if not variable:  # a helper's call: its arguments are not the variable's
+        args = {k: v for k, v in args.items() if k == "trainable"}
+    first = call.args[0].value if variable and call.args and call.args[0].keyword is None \
+        else args.get("initial_value")
+    if isinstance(first, cst.UnaryOperation):
+        first = first.expression
+    dtype = code(args["dtype"]) if "dtype" in args else None
+    if dtype is not None and "int" in dtype.rsplit(".", 1)[-1] or dtype is None and isinstance(first, cst.Integer):
+        return False
+    trainable = args.get("trainable")
+    return not (isinstance(trainable, cst.Name) and trainable.value == "False")

@@ -1,0 +1,139 @@
+"""Writes the functions of a native program (pure: nodes in, nodes out): the forward
+function several steps share, and each ``@tf.function`` step -- the computations it needs
+(the shared ones as a call of the forward function), under a ``tf.GradientTape`` where it
+trains, then ``apply_gradients`` over the variables minimize trained, its summaries, its
+variable copies; a class's as its methods (``self`` first, the graph attributes its locals).
+"""
+from __future__ import annotations
+
+from itertools import groupby
+from typing import Dict, Optional, Tuple
+
+import libcst as cst
+
+from migrate.codemod.cstutil import code
+
+from ..convert import _as_moved
+from ..syntax import _value
+from . import classes, summaries
+from .model import Forward, Step
+
+
+def _variables(variable, layers: Dict[int, str]) -> str:
+    """A variable's expression, or all of a layer's variables unpacked into the list."""
+    return variable if isinstance(variable, str) else f"*{layers[id(variable)]}.variables"
+
+
+def _trained(variable, layers: Dict[int, str]) -> str:
+    """A variable's expression, or a layer's variables unpacked into the list."""
+    return variable if isinstance(variable, str) else f"*{layers[id(variable)]}.trainable_variables"
+
+
+def _moved(ctx, computed, tf: str) -> list:
+    """Statements moved into a function, as the other edits left them, with their comments;
+    those calling layers in a variable scope of the graph under ``with tf.name_scope(scope):``
+    (one block for consecutive ones)."""
+    moved = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
+             for s in _as_moved(ctx.facts, [c.stmt for c in computed])]
+    out: list = []
+    for scope, group in groupby(zip(computed, moved), key=lambda pair: pair[0].scope):
+        stmts = [stmt for _, stmt in group]
+        if not scope:
+            out += stmts
+            continue
+        block = cst.parse_statement(f'with {tf}.name_scope("{scope}"):\n    pass\n')
+        out.append(block.with_changes(body=block.body.with_changes(body=stmts)))
+    return out
+
+
+def _computed(ctx, step: Step, forward: Optional[Tuple[Forward, str]], tf: str,
+              method: Optional[classes.Methods] = None) -> list:
+    """What a step computes: its statements, the shared ones as a call of the forward
+    function where the first of them stood (``hypothesis = forward(X, keep_prob)``)."""
+    shared = {id(c) for c in forward[0].computed} if forward else set()
+    at = next((i for i, c in enumerate(step.computed) if id(c) in shared), None)
+    if at is None:
+        return _moved(ctx, step.computed, tf)
+    made, name = forward
+    call = f"{method.form.ref(name) if method is not None else name}({', '.join(made.params)})"
+    line = cst.parse_statement(f"{', '.join(made.outputs)} = {call}\n")
+    rest = [c for c in step.computed[at:] if id(c) not in shared]
+    return [*_moved(ctx, step.computed[:at], tf), line, *_moved(ctx, rest, tf)]
+
+
+def _copies(step: Step, layers: Dict[int, str]) -> list:
+    """``for t, e in zip([<targets>], [<sources>]): t.assign(e)``: each variable copy."""
+    out = []
+    for copy in step.copies:
+        targets = ", ".join(_variables(v, layers) for v in copy.targets)
+        sources = ", ".join(_variables(v, layers) for v in copy.sources)
+        out.append(cst.parse_statement(f"for {copy.target}, {copy.source} in zip([{targets}], [{sources}]):\n"
+                                       f"    {copy.target}.assign({code(copy.value)})\n"))
+    return out
+
+
+def _summaries(ctx, step: Step, tf: str) -> list:
+    """``with writer.as_default(step=step):`` and the step's summaries, v2 (their data as the
+    other edits left it)."""
+    if not step.summaries:
+        return []
+    def moved(stmt):
+        return _value(_as_moved(ctx.facts, [stmt])[0])
+    return [summaries.block(step.summaries, step.writer, step.step_param, tf, moved)]
+
+
+def forward_function(ctx, made: Forward, name: str, tf: str, method: Optional[classes.Methods] = None) -> cst.FunctionDef:
+    """``def forward(X, keep_prob): <the shared statements> return hypothesis`` (a class's
+    method: ``def forward(self, s)``)."""
+    params = method.params(made.params) if method is not None else made.params
+    func = cst.parse_statement(f"def {name}({', '.join(params)}):\n    pass\n")
+    body = [*_moved(ctx, made.computed, tf), cst.parse_statement(f"return {', '.join(made.outputs)}\n")]
+    func = func.with_changes(body=func.body.with_changes(body=body))
+    return method.written(func) if method is not None else func
+
+
+def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
+          captured: Dict[int, cst.BaseExpression], layers: Dict[int, str],
+          specs: Dict[str, str], forward: Optional[Tuple[Forward, str]],
+          method: Optional[classes.Methods] = None) -> cst.FunctionDef:
+    """``@tf.function(input_signature=[...])`` (the placeholders' dtypes and shapes: values
+    are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes
+    (a class's method: ``self`` first, its signature given in ``__init__`` where it reads
+    ``__init__``'s values)."""
+    body = _computed(ctx, step, forward, tf, method) + _copies(step, layers)
+    returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
+    if step.trainings:
+        tape = local["tape"]
+        persistent = ", persistent=True" if len(step.trainings) > 1 else ""
+        body = [cst.parse_statement(f"with {tf}.GradientTape({persistent[2:]}) as {tape}:\n    pass\n")
+                .with_changes(body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]))]
+        # every gradient from the values before any update (TF1 ran the train ops of one run
+        # on the same values), then every update
+        lines, updates = [], []
+        for at, training in enumerate(step.trainings):
+            suffix = f"_{at}" if at else ""
+            variables, gradients = local["variables"] + suffix, local["gradients"] + suffix
+            optimizer = made[id(training.optimizer.stmt)]
+            lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
+                      f"{gradients} = {tape}.gradient({training.loss}, {variables})\n"]
+            updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
+                        *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
+        body += [cst.parse_statement(line) for line in lines]
+        body += _summaries(ctx, step, tf)
+        body += [cst.parse_statement(line) for line in updates]
+    else:
+        body += _summaries(ctx, step, tf)
+    if returned:
+        body.append(cst.parse_statement(f"return {', '.join(returned)}\n"))
+    params, spec = list(step.params), [specs[p] for p in step.params]
+    if step.summaries:  # the summaries' step, as add_summary was given it
+        params.append(step.step_param)
+        spec.append(f"{tf}.TensorSpec([], {tf}.int64)")
+    signature = f"(input_signature=[{', '.join(spec)}])" if params else ""
+    decorator = f"@{tf}.function{signature}\n"
+    if method is not None:
+        decorator = decorator if method.static(spec) else ""
+        params = method.params(params)
+    func = cst.parse_statement(f"{decorator}def {name}({', '.join(params)}):\n    pass\n")
+    func = func.with_changes(body=func.body.with_changes(body=body))
+    return method.written(func) if method is not None else func

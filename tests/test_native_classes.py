@@ -1,0 +1,168 @@
+"""A class's Session program, native (#58): an agent that builds its graph in __init__ (and
+the build methods it calls), keeps placeholders as attributes, makes its own session and
+runs it from its methods becomes a class with its layers made where it called them and
+each kind of run a tf.function method; target networks follow by variable copies (hard
+and soft). Proven on real TF 1.15 by `verify --program`; a class the native form does not
+cover keeps the GraphProgram form and the finding says why."""
+import pytest
+
+from test_native_programs import TF1_LEFT, cli, code_only, upgraded, verified
+
+pytest.importorskip("tensorflow")
+
+DDPG_CRITIC = '''"""A critic with a target network softly updated toward it (tau), as DDPG code wrote it."""
+import numpy as np
+import tensorflow as tf
+
+TAU = 0.1
+
+
+class Critic(object):
+    def __init__(self, n_features, lr=0.01):
+        self.n_features = n_features
+        self._build_net()
+        e_params = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="critic/eval")
+        t_params = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="critic/target")
+        self.soft_update = [tf.assign(t, (1 - TAU) * t + TAU * e) for t, e in zip(t_params, e_params)]
+        self.loss = tf.reduce_mean(tf.squared_difference(self.r + 0.9 * self.q_, self.q))
+        self.train_op = tf.train.AdamOptimizer(lr).minimize(self.loss)
+        self.sess = tf.Session()
+        self.sess.run(tf.global_variables_initializer())
+
+    def _build_net(self):
+        self.s = tf.placeholder(tf.float32, [None, self.n_features], "s")
+        self.s_ = tf.placeholder(tf.float32, [None, self.n_features], "s_")
+        self.r = tf.placeholder(tf.float32, [None, 1], "r")
+        init = tf.random_normal_initializer(0., 0.3, seed=4)
+        with tf.variable_scope("critic"):
+            with tf.variable_scope("eval"):
+                h = tf.layers.dense(self.s, 8, tf.nn.relu, kernel_initializer=init, name="l1")
+                self.q = tf.layers.dense(h, 1, kernel_initializer=init, name="q")
+            with tf.variable_scope("target"):
+                h_ = tf.layers.dense(self.s_, 8, tf.nn.relu, kernel_initializer=init, name="l1", trainable=False)
+                self.q_ = tf.stop_gradient(tf.layers.dense(h_, 1, kernel_initializer=init, name="q",
+                                                           trainable=False))
+
+    def learn(self, s, r, s_):
+        _, loss = self.sess.run([self.train_op, self.loss], {self.s: s, self.r: r, self.s_: s_})
+        self.sess.run(self.soft_update)
+        return loss
+
+    def target_values(self, s_):
+        return self.sess.run(self.q_, {self.s_: s_})
+
+
+def main():
+    rng = np.random.RandomState(1)
+    critic = Critic(3)
+    losses = []
+    for step in range(25):
+        s = rng.randn(6, 3).astype(np.float32)
+        s_ = s + 0.1
+        r = s[:, :1] * 0.5
+        losses.append(critic.learn(s, r, s_))
+    print("LOSSES", " ".join("%.6g" % v for v in losses[-10:]))
+    print("TARGET", " ".join("%.5g" % v for v in critic.target_values(np.eye(3, dtype=np.float32)).ravel()))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_soft_target_update_becomes_a_step_of_assignments_equal_to_tf_1_15(tmp_path, tf1_python):
+    legacy, migrated = upgraded(tmp_path, "critic", DDPG_CRITIC)
+    assert not set(TF1_LEFT.findall(code_only(migrated))), migrated
+    assert "t.assign((1 - TAU) * t + TAU * e)" in migrated, migrated
+    assert "def soft_update(self):" in migrated and "self.soft_update()" in migrated, migrated
+    assert 'with tf.name_scope("critic/eval"):' in migrated, migrated  # TF1's variable names
+    assert "self.train_step.get_concrete_function()" in migrated, migrated  # layers made before a copy
+    again = cli("upgrade", tmp_path / "out" / "critic.py", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    report = verified(legacy, tmp_path / "out" / "critic.py", tf1_python)
+    names = {v["name"] for v in report["variables"]}
+    assert {"critic/target/l1/kernel", "critic/eval/q/bias", "critic/eval/l1/kernel/Adam"} <= names, names
+
+
+def said(tmp_path, source):
+    """What upgrade says of ``source`` (its TFM501 findings)."""
+    path = tmp_path / "agent.py"
+    path.write_text(source)
+    return cli("upgrade", path, "--no-cache").stdout
+
+
+AGENT = '''import numpy as np
+import tensorflow as tf
+
+
+class Agent(object):
+    def __init__(self, n_features, n_actions):
+        self.s = tf.placeholder(tf.float32, [None, n_features])
+        self.a = tf.placeholder(tf.int32, [None])
+        self.logits = tf.layers.dense(self.s, n_actions, name="pi")
+        self.loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=self.a, logits=self.logits){extra})
+        self.train_op = {optimizer}.minimize(self.loss)
+        self.sess = tf.Session()
+        self.sess.run(tf.global_variables_initializer())
+
+    def learn(self, s, a):
+        {learn}
+        _, loss = self.sess.run([self.train_op, self.loss], {{self.s: s, self.a: a}})
+        return loss
+'''
+
+
+@pytest.mark.parametrize("extra, optimizer, learn, why", [
+    (" + tf.reduce_sum(tf.one_hot(self.a, n_actions))", "tf.train.AdamOptimizer(0.01)", "pass",
+     "a step reads __init__'s local 'n_actions' (keep it on the object to convert)"),
+    ("", "tf.train.RMSPropOptimizer(0.01)", "pass",
+     "RMSPropOptimizer is kept (Keras' RMSprop starts its accumulator at 0, TF1's at 1) and trains Keras "
+     "layers, whose variables a TF1 optimizer cannot update"),
+])
+def test_a_class_the_native_form_does_not_cover_says_why(tmp_path, extra, optimizer, learn, why):
+    out = said(tmp_path, AGENT.format(extra=extra, optimizer=optimizer, learn=learn))
+    assert f"shims.GraphProgram); not written as native TF2 steps: {why}" in out, out
+
+
+def test_a_class_program_is_written_as_methods(tmp_path):
+    out = said(tmp_path, AGENT.format(extra="", optimizer="tf.train.GradientDescentOptimizer(0.1)", learn="pass"))
+    assert "Session program converted to native TF2" in out, out
+    done = cli("upgrade", tmp_path / "agent.py", "--diff", "--no-cache").stdout
+    for line in ('+        self.pi_layer = tf.keras.layers.Dense(n_actions, name="pi")',
+                 "+        self.optimizer = tf.keras.optimizers.SGD(learning_rate=0.1)",
+                 "+        self.train_step = tf.function(self.train_step, input_signature=[",
+                 "+    def train_step(self, s, a):",
+                 "+            logits = self.pi_layer(s)",
+                 "+        loss = self.train_step(s, a).numpy()"):
+        assert line in done, done
+
+
+def test_copies_of_two_trained_nets_keep_the_graph_program_form(tmp_path):
+    """TF1's collections of two trained scopes held the optimizer's slots, and zip() paired
+    those too: copying the variables alone would not be TF1's program."""
+    source = '''import tensorflow as tf
+
+
+class Twin(object):
+    def __init__(self):
+        self.x = tf.placeholder(tf.float32, [None, 2])
+        with tf.variable_scope("a"):
+            ya = tf.layers.dense(self.x, 1, name="d")
+        with tf.variable_scope("b"):
+            yb = tf.layers.dense(self.x, 1, name="d")
+        self.loss = tf.reduce_mean(ya + yb)
+        self.train_op = tf.train.AdamOptimizer(0.1).minimize(self.loss)
+        a_vars = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="a")
+        b_vars = tf.get_collection(tf.GraphKeys.GLOBAL_VARIABLES, scope="b")
+        self.sync = [tf.assign(t, e) for t, e in zip(a_vars, b_vars)]
+        self.sess = tf.Session()
+        self.sess.run(tf.global_variables_initializer())
+
+    def step(self, x):
+        self.sess.run(self.sync)
+        _, loss = self.sess.run([self.train_op, self.loss], {self.x: x})
+        return loss
+'''
+    out = said(tmp_path, source)
+    assert "not written as native TF2 steps: variable copies between two trained collections (TF1 copied " \
+           "their optimizer slots too)" in out, out
