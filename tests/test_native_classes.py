@@ -166,3 +166,40 @@ class Twin(object):
     out = said(tmp_path, source)
     assert "not written as native TF2 steps: variable copies between two trained collections (TF1 copied " \
            "their optimizer slots too)" in out, out
+
+
+BUILT = '''import tensorflow as tf
+
+
+class Agent(object):
+    def __init__(self, n_features):
+        self.n_features = n_features
+        self._build_inputs()
+        self._build_net()
+        self.sess = tf.Session()
+        self.sess.run(tf.global_variables_initializer())
+
+    def _build_inputs(self):
+        self.s = tf.placeholder(tf.float32, [None, self.n_features])
+
+    def _build_net(self):
+        self.q = tf.layers.dense(self.s, 2, name="q")
+
+    def act(self, s):
+        return self.sess.run(self.q, {self.s: s})
+'''
+
+
+def test_a_graph_made_by_build_methods_alone_is_native_and_an_emptied_one_goes(tmp_path):
+    """The layers stay in the build method that made them; a build method left with
+    nothing to do (placeholders only) goes, with its call."""
+    out = said(tmp_path, BUILT)
+    assert "Session program converted to native TF2" in out, out
+    done = cli("upgrade", tmp_path / "agent.py", "--diff", "--no-cache").stdout
+    for line in ("-        self._build_inputs()", "-    def _build_inputs(self):",
+                 '+        self.q_layer = tf.keras.layers.Dense(2, name="q")',
+                 "+        self.compute_q = tf.function(self.compute_q, input_signature=["
+                 "tf.TensorSpec([None, self.n_features], tf.float32)])",
+                 "+        return self.compute_q(s).numpy()"):
+        assert line in done, done
+    assert "    def _build_net(self):\n" in done, done

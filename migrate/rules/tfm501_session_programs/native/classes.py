@@ -52,11 +52,12 @@ class ClassForm:
         return (self.init, *(method for _, method in self.built))
 
 
-def complete(form: ClassForm) -> cst.BaseStatement:
+def complete(form: ClassForm, anchor: cst.BaseStatement) -> cst.BaseStatement:
     """The statement of ``__init__`` after which the graph was complete (its last graph
-    statement, or the call of its last build method): the steps are ready from there."""
+    statement, or the call of its last build method; else the session's, ``anchor``): the
+    steps are ready from there."""
     graph = {id(s) for s in form.graph} | {id(call) for call, _ in form.built}
-    return [s for s in form.init.body.body if graph & _ids(s)][-1]
+    return next((s for s in reversed(form.init.body.body) if graph & _ids(s)), anchor)
 
 
 def homes(form: ClassForm, layers) -> Dict[int, cst.BaseStatement]:
@@ -72,10 +73,8 @@ def homes(form: ClassForm, layers) -> Dict[int, cst.BaseStatement]:
     return out
 
 
-def blocker(form: ClassForm, reader, program: NativeProgram, anchor) -> Optional[str]:
-    """Why the class's program (its session made by ``anchor``) is not written natively, else None."""
-    if isinstance(anchor, cst.With) or not any(set(map(id, form.graph)) & _ids(s) for s in form.init.body.body):
-        return "a class whose session is a with-block, or whose __init__ makes none of its graph"
+def blocker(form: ClassForm, reader, program: NativeProgram) -> Optional[str]:
+    """Why the class's program is not written natively, else None."""
     inside = {i for method in form.builders for i in _ids(method)}
     if any(id(s) not in inside for s in reader.graph):
         return "the graph is built by another method than __init__ and the build methods it calls"

@@ -97,7 +97,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         return out + functions() + traced
 
     if method is not None:  # a class's: where its graph was complete; the steps follow __init__
-        finding.insert_after(classes.complete(form), definitions)
+        finding.insert_after(classes.complete(form, anchor), definitions)
         finding.remove(anchor)
         finding.insert_after(form.init, functions)
     else:

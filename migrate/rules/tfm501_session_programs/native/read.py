@@ -118,7 +118,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          **beside)
     if copies.traced_first(program) is None:
         return Blocker("a variable copy of a layer no run calls (its variables are never made)")
-    why = classes.blocker(form, reader, program, stmts[session_at]) if form is not None else None
+    why = classes.blocker(form, reader, program) if form is not None else None
     return Blocker(why) if why else program
 
 
