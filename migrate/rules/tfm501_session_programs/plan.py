@@ -259,6 +259,10 @@ class Planner:
                     plan.placeholders[key] = value
                     plan.graph_keys.add(key)
                     plan.graph.append(i)
+                    read = [k for _, k in _collect(value, self_name=self_name).reads if k in plan.graph_keys]
+                    if read:  # (its default is made outside the graph's function, before any step)
+                        raise _Blocked(f"{key!r} is a tf.placeholder_with_default whose default reads the graph "
+                                       f"({read[0]!r}), which no converted form takes yet")
                     continue
                 if key and (called in INITIALIZERS or self._initializer_group(value, plan.inits)):
                     plan.inits.add(key)
@@ -1060,9 +1064,12 @@ class Planner:
                 raise _Blocked("a feed_dict that is neither a dict literal nor a name bound once "
                                "to one")
             for element in feed.elements:
-                if not isinstance(element, cst.DictElement) \
-                        or _key(element.key, self_name) not in placeholders:
-                    raise _Blocked("a feed of something other than a placeholder")
+                if not isinstance(element, cst.DictElement):
+                    raise _Blocked("a feed dict unpacking another (**)")
+                if _key(element.key, self_name) not in placeholders:
+                    raise _Blocked(f"a feed of {code(element.key)[:40]}, which is not a placeholder (TF1 let a "
+                                   "fed value replace what a tensor computes; no converted form does yet: feed "
+                                   "a placeholder the graph reads instead)")
 
     def _named_feeds(self, scopes, session, placeholders, self_name):
         """``feed = {x: a, y: b}`` then ``sess.run(..., feed_dict=feed)``: proved when the
