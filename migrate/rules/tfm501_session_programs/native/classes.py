@@ -78,8 +78,9 @@ def blocker(form: ClassForm, reader, program: NativeProgram) -> Optional[str]:
     inside = {i for method in form.builders for i in _ids(method)}
     if any(id(s) not in inside for s in reader.graph):
         return "the graph is built by another method than __init__ and the build methods it calls"
+    found = homes(form, program.layers)
     for layer in program.layers:  # made before the statement calling it: its arguments bound by then
-        home = homes(form, [layer]).get(id(layer))
+        home = found.get(id(layer))
         made_in = _bound([home]) if home is not None else set()
         late = [n for a in layer.call.args[1:] for n in _names_read(a.value, form.self_name) if n in made_in]
         if home is None or late:
@@ -94,11 +95,10 @@ def blocker(form: ClassForm, reader, program: NativeProgram) -> Optional[str]:
             return f"a class's program with {what} (its native form is not written yet)"
     made_locals = {p.name.value for m in form.builders for p in nodes_of(m.params, (cst.Param,))} \
         | {n for m in form.builders for n in _bound(m.body.body)}
-    layer_calls = {id(layer.call): layer.call for layer in program.layers}
     for step in program.steps:
         bound = {b for c in step.computed for b in c.binds}
-        for computed in step.computed:
-            read = (_step_reads(computed.stmt, layer_calls, form.self_name) & made_locals) - bound
+        for computed in step.computed:  # (its reads leave a layer's arguments to the layer made where it was)
+            read = (set(computed.reads) & made_locals) - bound
             if read:
                 return f"a step reads __init__'s local {sorted(read)[0]!r} (keep it on the object to convert)"
         for copy in step.copies:
@@ -115,22 +115,6 @@ def removed_keys(program: NativeProgram, session: str) -> Set[str]:
     keys |= {t.key for step in program.steps for t in step.trainings}
     keys |= {b for c in (program.forward.computed if program.forward else ()) for b in c.binds}
     return {k for k in keys if k.startswith("self.")}
-
-
-def _step_reads(stmt, layer_calls, self_name: str) -> Set[str]:
-    """The plain names a moved statement reads once written: a layer call keeps only its
-    input (its other arguments went to the layer made in ``__init__``)."""
-    skip: Set[int] = set()
-    for call in nodes_of(stmt, (cst.Call,)):
-        if id(call) in layer_calls:
-            for arg in call.args[1:]:
-                skip |= _ids(arg)
-            skip |= _ids(call.func)
-    names = set()
-    for node in nodes_of(stmt, (cst.Name,)):
-        if id(node) not in skip:
-            names.add(node.value)
-    return names & set(_names_read(stmt, self_name))
 
 
 def local_names(form: ClassForm, program: NativeProgram, session: str) -> Dict[str, str]:
@@ -161,13 +145,13 @@ def localized(node: cst.CSTNode, self_name: str, names: Dict[str, str]) -> cst.C
     return node.visit(Localize())
 
 
-def is_static(spec: str, module: cst.Module) -> bool:
-    """Whether a step's TensorSpec reads only the module's names (its decorator can hold
-    it); else the step is given its signature in ``__init__``."""
+def module_names(module: cst.Module) -> Set[str]:
+    """The names a method's decorator can read: the module's own (not those of its
+    functions' and classes' bodies), its imports' and the builtins."""
     bound = _imported(module) | set(dir(builtins))
-    for stmt in module.body:  # the module's own names (not those of its functions' and classes' bodies)
+    for stmt in module.body:
         bound |= {stmt.name.value} if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) else _bound([stmt])
-    return set(_names_read(cst.parse_expression(spec))) <= bound
+    return bound
 
 
 @dataclass(frozen=True)
@@ -177,7 +161,7 @@ class Methods:
     make them (else given in ``__init__``: ``self.step = tf.function(self.step, ...)``)."""
     form: ClassForm
     names: Dict[str, str]          # graph attribute -> its local name in the steps
-    module: cst.Module
+    module_names: Set[str]         # what a decorator can read (``module_names``)
 
     def param(self, key: str) -> str:
         return self.names.get(key, key)
@@ -186,7 +170,9 @@ class Methods:
         return [self.form.self_name, *(self.param(k) for k in keys)]
 
     def static(self, specs) -> bool:
-        return all(is_static(spec, self.module) for spec in specs)
+        """Whether the TensorSpecs read only the module's names (the decorator can hold
+        them); else the step is given its signature in ``__init__``."""
+        return all(set(_names_read(cst.parse_expression(spec))) <= self.module_names for spec in specs)
 
     def written(self, func: cst.FunctionDef) -> cst.FunctionDef:
         return localized(func, self.form.self_name, self.names)

@@ -21,9 +21,10 @@ from migrate.codemod.cstutil import code, nodes_of
 from ..syntax import _ids
 
 from .model import Copy, Layer
-from .syntax import _names_read
+from .syntax import _names_read, _names_read_beside
 
 ASSIGN = "tf.assign"
+STOP = "tf.stop_gradient"
 
 
 def is_copy(reader, value) -> bool:
@@ -116,27 +117,12 @@ def differentiated(reader, loss: str) -> Set[Union[int, str]]:
         if any(isinstance(c.func, cst.Name) and c.func.value in reader.module_functions for c in calls):
             # a function of the graph may read any variable: all of them, as TF1 may have
             return {id(v) if isinstance(v, Layer) else v for v, trainable in reader.variables if trainable}
-        stopped = {i for call in calls if reader.call_name(call) == STOP for i in _ids(call)}
-        out |= {id(layer) for layer in reader.layers if id(layer.call) in _ids(made.stmt) and id(layer.call) not in stopped}
-        kept = made.stmt.visit(_Stopped(stopped))
-        todo.extend((read, at[id(made)]) for read in _names_read(kept, reader.self_name))
+        stops = [call for call in calls if reader.call_name(call) == STOP]
+        stopped, inside = {i for call in stops for i in _ids(call)}, _ids(made.stmt)
+        out |= {id(layer) for layer in reader.layers if id(layer.call) in inside - stopped}
+        todo.extend((read, at[id(made)]) for read in _names_read_beside(made.stmt, set(map(id, stops)),
+                                                                         reader.self_name))
     return out
-
-
-STOP = "tf.stop_gradient"
-
-
-class _Stopped(cst.CSTTransformer):
-    """A statement with its ``tf.stop_gradient(...)`` calls left out (``None``)."""
-
-    def __init__(self, stopped: Set[int]) -> None:
-        super().__init__()
-        self.stopped = stopped
-
-    def leave_Call(self, original, updated):
-        return cst.Name("None") if id(original) in self.stopped else updated
-
-
 
 
 def traced_first(program) -> Optional[list]:

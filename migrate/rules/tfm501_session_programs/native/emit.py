@@ -34,7 +34,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     tf = code(ctx.tf(finding, ""))
     names = _step_names(ctx, program)
     ref = form.ref if form is not None else (lambda name: name)
-    method = classes.Methods(form, classes.local_names(form, program, session), ctx.module) \
+    method = classes.Methods(form, classes.local_names(form, program, session), classes.module_names(ctx.module)) \
         if form is not None else None
     param = method.param if method is not None else (lambda key: key)
     layers = {id(layer): ref(fresh_name(ctx, f"{layer.makes}_layer")) for layer in program.layers}
@@ -396,12 +396,10 @@ def _optimizer_name(ctx, optimizer: Optimizer, program: NativeProgram, form=None
     stmt = optimizer.stmt.body[0]
     target = _key(stmt.targets[0].target, form and form.self_name)
     inline = any(t.stmt is optimizer.stmt for s in program.steps for t in s.trainings)
-    if not inline and target is not None:
-        return target if form is None else form.ref(target.rpartition(".")[2])
-    if target is not None and "optim" in target.lower():
-        return target if form is None else form.ref(target.rpartition(".")[2])  # (its name)
-    name = fresh_name(ctx, "optimizer")
-    return name if form is None else form.ref(name)
+    # its own name where it had one (`optimizer = tf.train.AdamOptimizer(0.1).minimize(cost)` too)
+    name = target if target is not None and (not inline or "optim" in target.lower()) \
+        else fresh_name(ctx, "optimizer")
+    return name if form is None else form.ref(name.rpartition(".")[2])
 
 
 def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):

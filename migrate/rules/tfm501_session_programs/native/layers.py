@@ -27,7 +27,7 @@ from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
 from . import copies, optimizers, regularizers
 from .model import Layer, LayerFunction
-from .syntax import _binds, _bound, _names_read
+from .syntax import _binds, _bound, _names_read, _names_read_beside
 
 # TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
 # its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
@@ -90,13 +90,9 @@ def graph_layers(reader, value, binds) -> Optional[str]:
 def read_beside_layers(reader, stmt) -> Tuple[str, ...]:
     """The names a graph statement reads, but for the arguments its layer calls make their
     layers from (those are read once, where the layers are made)."""
-    made = {id(a) for call in nodes_of(stmt, (cst.Call,)) if (reader.call_name(call) or "") in NATIVE_LAYERS
+    made = {id(a.value) for call in nodes_of(stmt, (cst.Call,)) if (reader.call_name(call) or "") in NATIVE_LAYERS
             for a in call.args[1:]}
-
-    class Beside(cst.CSTTransformer):
-        def leave_Arg(self, original, updated):
-            return updated.with_changes(value=cst.Name("None")) if id(original) in made else updated
-    return _names_read(stmt.visit(Beside()), reader.self_name)
+    return _names_read_beside(stmt, made, reader.self_name)
 
 
 def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[str],
@@ -348,7 +344,7 @@ def collection(reader, stmt, binds, value) -> Optional[str]:
                    for v in copies.differentiated(reader, t.loss)}
         ids = [id(v) if isinstance(v, Layer) else v for v in made]
         if any(i in trained for i in ids):
-            if ids != [i for i in ids if i in trained] or max(_made_at(reader, made)) >= min(trained[i] for i in ids):
+            if not all(i in trained for i in ids) or max(_made_at(reader, made)) >= min(trained[i] for i in ids):
                 return "a collection of global variables mixing trained ones with others or made after training"
             reader.slotted.add(binds[0])
     reader.collected[binds[0]] = made

@@ -78,7 +78,7 @@ class Computed:
     """A statement that computes graph values: it moves into the steps that need it."""
     stmt: cst.SimpleStatementLine
     binds: Tuple[str, ...]
-    reads: Tuple[str, ...]
+    reads: Tuple[str, ...]            # (a layer call's arguments aside: its layer is made once)
     # the variable scopes of the graph around it where it calls layers (``policy``): a step
     # calls them in name scopes of those names, so their variables get TF1's names
     scope: str = ""

@@ -26,11 +26,11 @@ from migrate.codemod.cstutil import code, nodes_of
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
 from . import checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state, summaries
-from .state import GET_VARIABLE, VARIABLES
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
                     Summary, Training)
 from .runs import _contexts, _train_runs_merged, read_run
+from .state import GET_VARIABLE, VARIABLES
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
 CallName = Callable[[cst.BaseExpression], Optional[str]]
@@ -288,7 +288,7 @@ class _Reader:
         why = self.forbidden(value)
         if why:
             return f"the graph uses {why}"
-        computed = Computed(stmt, binds, _names_read(value, self.self_name), scope)
+        computed = Computed(stmt, binds, layers.read_beside_layers(self, value), scope)
         for key in binds:
             self.computed[key] = computed
         self.order.append(computed)

@@ -45,6 +45,16 @@ def _names_read(node: cst.CSTNode, self_name: Optional[str] = None) -> Tuple[str
                                if id(n) not in skip))
 
 
+def _names_read_beside(node: cst.CSTNode, left_out: Set[int], self_name: Optional[str] = None) -> Tuple[str, ...]:
+    """The names ``node`` reads, but for those in the expressions ``left_out`` (by id): a
+    layer call's arguments, read once where the layer is made; what ``tf.stop_gradient``
+    takes, which no gradient reaches."""
+    class LeftOut(cst.CSTTransformer):
+        def on_leave(self, original, updated):
+            return cst.Name("None") if id(original) in left_out else updated
+    return _names_read(node.visit(LeftOut()), self_name)
+
+
 def _free_names(func: cst.FunctionDef) -> Tuple[str, ...]:
     """The names a function reads from outside it: read in its body, neither its
     parameters nor bound anywhere in it (Python makes those local)."""
