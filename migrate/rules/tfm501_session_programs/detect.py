@@ -283,7 +283,7 @@ class Detect:
             return self._apply(stmts, session_at, plan, owner)
         form = native.ClassForm(self._class_now, owner, plan.self_name, tuple(self._built_now),
                                 tuple(stmts[i] for i in plan.graph)) if plan.self_name else None
-        model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module, form)
+        model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module, form, self.ctx.target.keras)
         if isinstance(model, native.Blocker):
             finding = self._apply(stmts, session_at, plan, owner)
             finding.message += f"; not written as native TF2 steps: {model.reason}"

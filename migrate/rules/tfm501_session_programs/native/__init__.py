@@ -35,6 +35,9 @@ def summary(program: NativeProgram) -> str:
     if any(step.copies for step in program.steps):
         parts.append("variable copies (a target network's) are steps assigning each variable its pair's value, "
                      "the layers they copy made when the program is")
+    if any(layer.function == "batch_normalization" for layer in program.layers):
+        parts.append("tf.layers.batch_normalization -> tf_keras' BatchNormalization (TF 1.15's, its moving "
+                     "averages updated by the steps that ran UPDATE_OPS; the module declares Keras 2)")
     if any(step.summaries for step in program.steps):
         parts.append("summaries written by the steps with tf.summary v2, TF1's tags kept")
     return "; ".join(dict.fromkeys(parts))

@@ -21,9 +21,10 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _assigned_value
 from ..syntax import _ids, _key, _value
-from . import checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps, summaries
+from . import batchnorm, checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps, summaries
 from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
+from .layers import CALL_ARGS
 
 
 def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: NativeProgram,
@@ -215,7 +216,9 @@ def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
 def _eager_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
     """What runs eagerly where it was: ``tf.get_variable`` as ``tf.Variable``, feed dicts
     keyed by strings, TensorFlow on Python values (``sess.run(tf.argmax(y, 1))``), a variable
-    assigned a Python value, a second session's body."""
+    assigned a Python value, a second session's body; the Keras of batch norm declared."""
+    if any(layer.function == batchnorm.BATCH_NORM for layer in program.layers):
+        finding.add_import(batchnorm.KERAS)  # (tf_keras' BatchNormalization is TF 1.15's)
     for call in program.get_variables:
         finding.replace(call, _as_variable(call, tf))
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
@@ -504,8 +507,12 @@ def _layer_call(layer: Layer, obj: str, made_layers: Dict[int, cst.Call]):
     def rewrite(updated: cst.Call) -> cst.Call:
         made_layers[id(layer)] = updated
         inputs = next(a for a in updated.args if a.keyword is None or a.keyword.value == "inputs")
-        return cst.Call(cst.parse_expression(obj), [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT,
-                                                            comma=cst.MaybeSentinel.DEFAULT)])
+        args = [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)]
+        if "training" in LAYERS[layer.function][1]:  # (batch norm: TF1's default False made explicit)
+            given = next((a.value for a in updated.args if a.keyword is not None and a.keyword.value in CALL_ARGS),
+                         cst.Name("False"))
+            args.append(cst.Arg(given, keyword=cst.Name("training"), equal=_EQUAL))
+        return cst.Call(cst.parse_expression(obj), args)
     return rewrite
 
 
@@ -517,7 +524,8 @@ def _layer_maker(layer: Layer, obj: str, made_layers: Dict[int, cst.Call], tf: s
     _, params, positional = LAYERS[layer.function]
     args = []
     for at, arg in enumerate(call.args):
-        if arg.keyword is None and at == 0 or arg.keyword is not None and arg.keyword.value in ("inputs", "name", "reuse"):
+        if arg.keyword is None and at == 0 or arg.keyword is not None and arg.keyword.value in (
+                "inputs", "name", "reuse", *CALL_ARGS):
             continue
         if arg.keyword is None and at - 1 >= positional:
             arg = arg.with_changes(keyword=cst.Name(params[at - 1]), equal=_EQUAL)

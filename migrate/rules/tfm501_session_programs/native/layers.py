@@ -25,14 +25,16 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
-from . import copies, optimizers, regularizers
+from . import batchnorm, copies, optimizers, regularizers
 from .model import Layer, LayerFunction
 from .syntax import _binds, _bound, _names_read, _names_read_beside
 
 # TF1's functional layers written as one Keras layer made once (TF1's layer name given, so
-# its variables keep TF1's names): what the Keras class takes the same way. Dropout and batch
-# norm take a `training` that is often a fed tensor, which Keras layers take as Python's: not here.
-NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name not in ("dropout", "batch_normalization")}
+# its variables keep TF1's names): what the Keras class takes the same way. Batch norm's
+# `training` (often a fed boolean) goes to the layer's call, which tf_keras takes as a tensor
+# too (``batchnorm``); dropout's masks are not TF 1.15's: not here.
+NATIVE_LAYERS = {f"tf.layers.{name}": name for name in LAYERS if name != "dropout"}
+CALL_ARGS = ("training",)  # arguments of the layer's call, not of its constructor
 NATIVE_LAYERS["tf.contrib.layers.flatten"] = "flatten"  # (TF 1.15's is tf.layers.flatten in a name scope)
 NOT_KERAS = {"activity_regularizer", "kernel_constraint",
              "bias_constraint", "depthwise_regularizer", "pointwise_regularizer", "depthwise_constraint",
@@ -91,7 +93,7 @@ def read_beside_layers(reader, stmt) -> Tuple[str, ...]:
     """The names a graph statement reads, but for the arguments its layer calls make their
     layers from (those are read once, where the layers are made)."""
     made = {id(a.value) for call in nodes_of(stmt, (cst.Call,)) if (reader.call_name(call) or "") in NATIVE_LAYERS
-            for a in call.args[1:]}
+            for a in call.args[1:] if not (a.keyword is not None and a.keyword.value in CALL_ARGS)}
     return _names_read_beside(stmt, made, reader.self_name)
 
 
@@ -103,7 +105,11 @@ def _layer(reader, call: cst.Call, function: str, scope: str, bound: Optional[st
     args = optimizers.arguments(call, ("inputs", *params))
     if args is None or "inputs" not in args:
         return f"a tf.layers.{function} call whose arguments cannot be read"
-    for name in (n for key, value in args.items() if key != "inputs"
+    if function == batchnorm.BATCH_NORM:
+        why = batchnorm.readable(reader, call, args)
+        if why:
+            return why
+    for name in (n for key, value in args.items() if key not in ("inputs", *CALL_ARGS)
                  for n in _names_read(value, reader.self_name)):  # (the layer is made once)
         if name in reader.placeholders or name in reader.state:
             return f"tf.layers.{function}'s arguments read the graph value {name!r}"
@@ -439,5 +445,5 @@ def collections_read(reader) -> Optional[str]:
     return None
 
 
-__all__ = ["COLLECTIONS", "NATIVE_LAYERS", "collected", "collection", "collections_read", "function_calls",
+__all__ = ["CALL_ARGS", "COLLECTIONS", "NATIVE_LAYERS", "collected", "collection", "collections_read", "function_calls",
            "functions", "graph_layers", "is_filter", "prepared"]

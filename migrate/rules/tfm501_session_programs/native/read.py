@@ -25,7 +25,7 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
-from . import checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state, summaries
+from . import batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state, summaries
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
                     Summary, Training)
@@ -42,13 +42,13 @@ SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
 SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
          call_name: CallName, module: cst.Module,
-         form: Optional[classes.ClassForm] = None) -> Union[NativeProgram, Blocker]:
-    """The program as native TF2, or why not (``form``: the class whose program it is)."""
+         form: Optional[classes.ClassForm] = None, keras: int = 2) -> Union[NativeProgram, Blocker]:
+    """The program as native TF2, or why not (``form``: its class; ``keras``: its Keras)."""
     why = planned(plan, form is not None)
     if why:
         return Blocker(why)
     graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
-    reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)))
+    reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)), keras)
     reader.graph = graph
     for stmt in graph:
         why = reader.statement(stmt)
@@ -92,7 +92,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
-    why = regularizers.unbuilt(reader, runs)
+    why = regularizers.unbuilt(reader, runs) or batchnorm.check(reader, runs)
     if why:
         return Blocker(why)
     kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
@@ -127,8 +127,9 @@ class _Reader:
     """Classifies the graph statements (``runs.read_run`` reads the runs over it)."""
 
     def __init__(self, plan: Plan, call_name: CallName, module: cst.Module,
-                 imported: Set[str], module_reads: Set[str]) -> None:
+                 imported: Set[str], module_reads: Set[str], keras: int = 2) -> None:
         self.plan, self.call_name, self.module, self.module_body = plan, call_name, module, list(module.body)
+        self.keras = keras  # the Keras generation written for (batch norm is tf_keras')
         self.self_name = plan.self_name  # a class's program: its graph names are keys ``self.x``
         self.module_functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.module_reads = module_reads  # every name the module reads
@@ -175,6 +176,8 @@ class _Reader:
         self.graph: List[cst.BaseStatement] = []  # the graph's statements
         self.regularization: List[RegularizationRead] = []  # reads of the layers' regularization losses
         self.regularizers: List[Tuple[cst.Call, str]] = []  # tf.contrib's regularizers: written as Keras'
+        self.update_ops: Set[str] = set()  # names of the UPDATE_OPS collection (batchnorm)
+        self.updated: Set[str] = set()  # train ops under its control dependencies
 
     def key(self, expr) -> Optional[str]:
         """The graph name an expression is (``x``; ``self.x`` in a class's program), else None."""
@@ -275,6 +278,8 @@ class _Reader:
             return self.optimizer(stmt, binds, value, name)
         if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or state.made_by_helper(self, value):
             return state.variable(self, stmt, binds, value)
+        if batchnorm.is_update_ops(self, value):
+            return batchnorm.update_ops(self, stmt, binds)
         if name in layers.COLLECTIONS and not regularizers.is_losses(self, value) or layers.is_filter(self, value):
             return layers.collection(self, stmt, binds, value)
         if copies.is_copy(self, value):
@@ -312,6 +317,8 @@ class _Reader:
         the variables stay in the block (eagerly, TF2's name scope names them as TF1's
         scopes did, a variable scope's ``get_variable`` included), what steps compute moves
         into them. Gone when nothing stays in it."""
+        if batchnorm.is_dependencies(self, block):
+            return batchnorm.block(self, block, first)
         for item in block.items:
             name = self.call_name(item.item)
             named = item.asname is not None and not (  # `as scope`, never read: as TF2's scope
