@@ -53,6 +53,18 @@ def cli(*args):
     return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, env=env)
 
 
+def proven(legacy, migrated_path, tf1_python):
+    """A second upgrade changes nothing, and `verify --program` finds the migration equal to
+    the TF1 program run on TF 1.15: its JSON report."""
+    again = cli("upgrade", migrated_path, "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    proc = cli("verify", legacy, migrated_path, "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    return report
+
+
 def upgraded(tmp_path, source, *options):
     (tmp_path / "src").mkdir(exist_ok=True)
     legacy = tmp_path / "src" / "bn.py"
@@ -74,12 +86,7 @@ def test_batch_norm_fed_a_training_flag_becomes_native_and_equals_tf_1_15(tmp_pa
     assert "UPDATE_OPS" not in code and "control_dependencies" not in code, migrated
     assert "compat.v1" not in code and "Session" not in code, migrated
     assert "tf_keras' BatchNormalization" in said, said
-    again = cli("upgrade", tmp_path / "out" / "bn.py", "--no-cache")
-    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
-    proc = cli("verify", legacy, tmp_path / "out" / "bn.py", "--program", "--tf1-python", tf1_python,
-               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
-    report = json.loads(proc.stdout)
-    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    report = proven(legacy, tmp_path / "out" / "bn.py", tf1_python)
     names = {v["name"] for v in report["variables"]}
     assert {"bn/moving_mean", "bn/moving_variance", "bn/gamma", "conv/kernel"} <= names, names
 

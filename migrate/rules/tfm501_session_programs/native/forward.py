@@ -44,6 +44,9 @@ def share(steps: Sequence[Step], placeholders: Sequence[str]) -> Optional[Forwar
         rest = [c for c in step.computed if id(c) not in shared]
         if any(set(c.binds) & (binds | reads) for c in rest):
             return None  # another statement of the step rebinds what the shared ones use
+        among = [at for at, c in enumerate(step.computed) if id(c) in shared]
+        if any(not c.binds for c in step.computed[among[0]:among[-1]] if id(c) not in shared):
+            return None  # a print among them (``traced``) would see the values after all of them
         later = [name for c in rest for name in c.reads] + _read_by(step.returns) + [
             t.loss for t in step.trainings] + [name for s in step.summaries for name in s.reads]
         outputs += [name for name in dict.fromkeys(later) if name in binds and name not in outputs]

@@ -25,7 +25,8 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
-from . import batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state, summaries
+from . import (batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state,
+               summaries, traced)
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
                     Summary, Training)
@@ -92,7 +93,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
-    why = regularizers.unbuilt(reader, runs) or batchnorm.check(reader, runs)
+    why = regularizers.unbuilt(reader, runs) or batchnorm.check(reader, runs) or traced.unplaced(reader)
     if why:
         return Blocker(why)
     kept = tuple(dict((id(r.step), r.step) for r in runs if r.step is not None).values())
@@ -177,6 +178,8 @@ class _Reader:
         self.regularization: List[RegularizationRead] = []  # reads of the layers' regularization losses
         self.regularizers: List[Tuple[cst.Call, str]] = []  # tf.contrib's regularizers: written as Keras'
         self.update_ops: Set[str] = set()  # names of the UPDATE_OPS collection (batchnorm)
+        self.traced: List[Computed] = []  # statements binding nothing that read graph values
+        self.traced_by: Dict[int, tuple] = {}  # id(one of them) -> the kind of run it goes into
         self.updated: Set[str] = set()  # train ops under its control dependencies
 
     def key(self, expr) -> Optional[str]:
@@ -303,12 +306,18 @@ class _Reader:
     def standalone(self, stmt, first: str) -> Optional[str]:
         """``print(W1, W5)`` among graph statements: a statement binding nothing that reads
         the state and Python values only stays where it is, run eagerly once, as TF1 ran it
-        once when it built the graph (a variable prints its value too)."""
-        graph = set(self.placeholders) | set(self.computed) | set(self.trainings) | set(self.optimizers)
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
-                and isinstance(stmt.body[0], cst.Expr)) or graph & set(_names_read(stmt, self.self_name)) \
+        once when it built the graph (a variable prints its value too); one reading graph
+        values (``print(Y_one_hot)``, an ``assert`` on shapes) runs where a step is traced
+        (``traced``)."""
+        read = set(_names_read(stmt, self.self_name))
+        if not traced.is_traced(stmt) or read & (set(self.trainings) | set(self.optimizers)) \
                 or self.forbidden(stmt):
             return f"the graph statement {first!r}, which binds no plain names"
+        if read & (set(self.placeholders) | set(self.computed)):
+            made = Computed(stmt, (), layers.read_beside_layers(self, stmt))
+            self.traced.append(made)
+            self.order.append(made)
+            self.dropped.append(stmt)
         return None
 
     def block(self, block: cst.With, first: str) -> Optional[str]:

@@ -11,7 +11,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from ..syntax import _key
-from . import summaries
+from . import summaries, traced
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
 
@@ -81,7 +81,7 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     once = [n for n in reads if n in reader.once]
     if once:  # TF1 computed it again for the run, once for the variable made from it
         return Blocker(f"a fetch of {once[0]!r}, which a variable's initial value reads too")
-    computed = reader.slice(reads)
+    computed = traced.attach(reader, reader.slice(reads), reads, traced.kind(returns, trainings))
     needed = {n for c in computed for n in c.reads} | set(reads)
     # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)
     params = tuple(p for p in reader.placeholders if p in needed or feed_name and p in dict(fed))

@@ -15,7 +15,7 @@ from migrate.codemod.cstutil import code
 
 from ..convert import _as_moved
 from ..syntax import _value
-from . import classes, summaries
+from . import classes, summaries, traced
 from .model import Forward, Step
 
 
@@ -33,8 +33,8 @@ def _moved(ctx, computed, tf: str) -> list:
     """Statements moved into a function, as the other edits left them, with their comments;
     those calling layers in a variable scope of the graph under ``with tf.name_scope(scope):``
     (one block for consecutive ones)."""
-    moved = [s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None])
-             for s in _as_moved(ctx.facts, [c.stmt for c in computed])]
+    moved = [traced.noted(c, s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None]))
+             for c, s in zip(computed, _as_moved(ctx.facts, [c.stmt for c in computed]))]
     out: list = []
     for scope, group in groupby(zip(computed, moved), key=lambda pair: pair[0].scope):
         stmts = [stmt for _, stmt in group]
