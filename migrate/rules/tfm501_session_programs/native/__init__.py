@@ -6,6 +6,7 @@ of run a ``@tf.function`` step (``tf.GradientTape`` + ``apply_gradients`` where 
 the runs calls of the steps. A program the native form does not cover converts through
 ``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
 """
+from .batchnorm import BATCH_NORM
 from .classes import ClassForm
 from .emit import emit
 from .model import Blocker, NativeProgram
@@ -35,7 +36,7 @@ def summary(program: NativeProgram) -> str:
     if any(step.copies for step in program.steps):
         parts.append("variable copies (a target network's) are steps assigning each variable its pair's value, "
                      "the layers they copy made when the program is")
-    if any(layer.function == "batch_normalization" for layer in program.layers):
+    if any(layer.function == BATCH_NORM for layer in program.layers):
         parts.append("tf.layers.batch_normalization -> tf_keras' BatchNormalization (TF 1.15's, its moving "
                      "averages updated by the steps that ran UPDATE_OPS; the module declares Keras 2)")
     if any(step.summaries for step in program.steps):

@@ -29,7 +29,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from .model import Layer, Run
+from .model import Run
 from .syntax import _names_read
 
 #: the program declares tf_keras, whose BatchNormalization is TF 1.15's (a tensor ``training``,
@@ -54,9 +54,9 @@ def readable(reader, call: cst.Call, args: Dict[str, cst.BaseExpression]) -> Opt
     return None
 
 
-def training_of(layer: Layer) -> cst.BaseExpression:
-    """What a batch norm layer's call is given as ``training`` (TF1's default False)."""
-    return next((a.value for a in layer.call.args if a.keyword is not None and a.keyword.value == "training"),
+def training_of(call: cst.Call) -> cst.BaseExpression:
+    """What a batch norm call is given as ``training`` (TF1's default False)."""
+    return next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "training"),
                 cst.Name("False"))
 
 
@@ -105,13 +105,16 @@ def block(reader, block: cst.With, first: str) -> Optional[str]:
 
 
 def check(reader, runs: Sequence[Run]) -> Optional[str]:
-    """Why the Keras layers would not update their moving averages where TF1's did, else None."""
-    norms = [layer for layer in reader.layers if layer.function == BATCH_NORM]
-    if not norms:
-        return _updates_read(reader)
-    training = [layer for layer in norms if not _false(training_of(layer))]
+    """Why the Keras layers would not update their moving averages where TF1's did, or the
+    collection is read past the dependencies, else None."""
+    return _moving_averages(reader, runs) or _updates_read(reader)
+
+
+def _moving_averages(reader, runs: Sequence[Run]) -> Optional[str]:
+    training = [layer for layer in reader.layers
+                if layer.function == BATCH_NORM and not _false(training_of(layer.call))]
     if not training:
-        return _updates_read(reader)
+        return None
     if any(layer.owner is not None for layer in training):
         return "batch norm in a function, its training= chosen by its callers"
     plain = [t for t in reader.trainings if t not in reader.updated]
@@ -126,13 +129,13 @@ def check(reader, runs: Sequence[Run]) -> Optional[str]:
         for layer in training:
             if id(layer.call) not in reached:
                 continue
-            flag = training_of(layer)
+            flag = training_of(layer.call)
             value = fed.get(reader.key(flag)) if reader.key(flag) in reader.placeholders else flag
             if value is None or not _false(value):
                 return (f"a run that trains nothing computes batch norm {layer.name!r} with training "
                         f"{code(value) if value is not None else code(flag)}: TF1 left its moving averages, "
                         "Keras' layer would update them")
-    return _updates_read(reader)
+    return None
 
 
 def _false(expr: cst.BaseExpression) -> bool:

@@ -508,10 +508,8 @@ def _layer_call(layer: Layer, obj: str, made_layers: Dict[int, cst.Call]):
         made_layers[id(layer)] = updated
         inputs = next(a for a in updated.args if a.keyword is None or a.keyword.value == "inputs")
         args = [inputs.with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT, comma=cst.MaybeSentinel.DEFAULT)]
-        if "training" in LAYERS[layer.function][1]:  # (batch norm: TF1's default False made explicit)
-            given = next((a.value for a in updated.args if a.keyword is not None and a.keyword.value in CALL_ARGS),
-                         cst.Name("False"))
-            args.append(cst.Arg(given, keyword=cst.Name("training"), equal=_EQUAL))
+        if layer.function == batchnorm.BATCH_NORM:  # (TF1's default training=False made explicit)
+            args.append(cst.Arg(batchnorm.training_of(updated), keyword=cst.Name("training"), equal=_EQUAL))
         return cst.Call(cst.parse_expression(obj), args)
     return rewrite
 
