@@ -203,3 +203,148 @@ def test_a_graph_made_by_build_methods_alone_is_native_and_an_emptied_one_goes(t
                  "+        return self.compute_q(s).numpy()"):
         assert line in done, done
     assert "    def _build_net(self):\n" in done, done
+
+
+GET_VARIABLE_AGENT = '''"""A DQN whose nets are raw tf.get_variable weights in nested variable scopes, each
+variable put in its net's own collection (as many RL tutorials wrote it); the target net is
+replaced from the collection pairs, RMSProp trains the evaluation net."""
+import numpy as np
+import tensorflow as tf
+
+np.random.seed(3)
+tf.set_random_seed(3)
+
+
+class QAgent:
+    def __init__(self, n_actions, n_features, learning_rate=0.05, reward_decay=0.9,
+                 replace_target_iter=4, memory_size=30, batch_size=6):
+        self.n_actions = n_actions
+        self.n_features = n_features
+        self.lr = learning_rate
+        self.gamma = reward_decay
+        self.replace_target_iter = replace_target_iter
+        self.memory_size = memory_size
+        self.batch_size = batch_size
+        self.learn_step_counter = 0
+        self.memory_counter = 0
+        self.memory = np.zeros((self.memory_size, n_features * 2 + 2))
+        self._build_net()
+        t_params = tf.get_collection('target_params')
+        e_params = tf.get_collection('eval_params')
+        self.replace_target_op = [tf.assign(t, e) for t, e in zip(t_params, e_params)]
+        self.sess = tf.Session()
+        self.sess.run(tf.global_variables_initializer())
+        self.cost_his = []
+
+    def _build_net(self):
+        self.s = tf.placeholder(tf.float32, [None, self.n_features], name='s')
+        self.q_target = tf.placeholder(tf.float32, [None, self.n_actions], name='Q_target')
+        with tf.variable_scope('eval_net'):
+            c_names, n_hidden, w_init, b_init = \\
+                ['eval_params', tf.GraphKeys.GLOBAL_VARIABLES], 8, \\
+                tf.random_normal_initializer(0., 0.3), tf.constant_initializer(0.1)
+            with tf.variable_scope('hidden'):
+                w1 = tf.get_variable('w1', [self.n_features, n_hidden], initializer=w_init, collections=c_names)
+                b1 = tf.get_variable('b1', [1, n_hidden], initializer=b_init, collections=c_names)
+                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)
+            with tf.variable_scope('out'):
+                w2 = tf.get_variable('w2', [n_hidden, self.n_actions], initializer=w_init, collections=c_names)
+                b2 = tf.get_variable('b2', [1, self.n_actions], initializer=b_init, collections=c_names)
+                self.q_eval = tf.matmul(l1, w2) + b2
+        with tf.variable_scope('loss'):
+            self.loss = tf.reduce_mean(tf.squared_difference(self.q_target, self.q_eval))
+        with tf.variable_scope('train'):
+            self._train_op = tf.train.RMSPropOptimizer(self.lr).minimize(self.loss)
+
+        self.s_ = tf.placeholder(tf.float32, [None, self.n_features], name='s_')
+        with tf.variable_scope('target_net'):
+            c_names = ['target_params', tf.GraphKeys.GLOBAL_VARIABLES]
+            with tf.variable_scope('hidden'):
+                w1 = tf.get_variable('w1', [self.n_features, n_hidden], initializer=w_init, collections=c_names)
+                b1 = tf.get_variable('b1', [1, n_hidden], initializer=b_init, collections=c_names)
+                l1 = tf.nn.relu(tf.matmul(self.s_, w1) + b1)
+            with tf.variable_scope('out'):
+                w2 = tf.get_variable('w2', [n_hidden, self.n_actions], initializer=w_init, collections=c_names)
+                b2 = tf.get_variable('b2', [1, self.n_actions], initializer=b_init, collections=c_names)
+                self.q_next = tf.matmul(l1, w2) + b2
+
+    def store_transition(self, s, a, r, s_):
+        transition = np.hstack((s, [a, r], s_))
+        self.memory[self.memory_counter % self.memory_size, :] = transition
+        self.memory_counter += 1
+
+    def choose_action(self, observation):
+        observation = observation[np.newaxis, :]
+        if np.random.uniform() < 0.8:
+            actions_value = self.sess.run(self.q_eval, feed_dict={self.s: observation})
+            return np.argmax(actions_value)
+        return np.random.randint(0, self.n_actions)
+
+    def learn(self):
+        if self.learn_step_counter % self.replace_target_iter == 0:
+            self.sess.run(self.replace_target_op)
+        top = min(self.memory_counter, self.memory_size)
+        batch_memory = self.memory[np.random.choice(top, size=self.batch_size), :]
+        q_next, q_eval = self.sess.run(
+            [self.q_next, self.q_eval],
+            feed_dict={self.s_: batch_memory[:, -self.n_features:],
+                       self.s: batch_memory[:, :self.n_features]})
+        q_target = q_eval.copy()
+        batch_index = np.arange(self.batch_size, dtype=np.int32)
+        eval_act_index = batch_memory[:, self.n_features].astype(int)
+        reward = batch_memory[:, self.n_features + 1]
+        q_target[batch_index, eval_act_index] = reward + self.gamma * np.max(q_next, axis=1)
+        _, self.cost = self.sess.run([self._train_op, self.loss],
+                                     feed_dict={self.s: batch_memory[:, :self.n_features],
+                                                self.q_target: q_target})
+        self.cost_his.append(self.cost)
+        self.learn_step_counter += 1
+
+
+def main():
+    agent = QAgent(3, 4)
+    state = np.zeros(4)
+    for step in range(40):
+        action = agent.choose_action(state)
+        nxt = np.roll(state, 1)
+        nxt[action] += 0.5
+        agent.store_transition(state, action, float(action == 1), nxt)
+        state = nxt % 2.0
+        if step >= 6:
+            agent.learn()
+    print("COSTS", " ".join("%.6g" % c for c in agent.cost_his[-8:]))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_class_of_get_variable_nets_in_collections_keeps_its_variables_on_the_object(tmp_path, tf1_python):
+    """Raw tf.get_variable weights bound to a build method's locals (the same names again
+    for the target net, in other scopes), put in named collections the replacement op reads:
+    native, the variables kept on the object by scope, the collections gone, equal to TF 1.15
+    (RMSProp's slots by TF1's names, under the train scope)."""
+    legacy, migrated = upgraded(tmp_path, "agent", GET_VARIABLE_AGENT)
+    assert not set(TF1_LEFT.findall(code_only(migrated))) - {"compat.v1"}, migrated
+    assert "GraphKeys" not in migrated and "c_names" not in migrated and "get_collection" not in migrated, migrated
+    for line in ("self.eval_net_hidden_w1 = tf.Variable(w_init(shape=[self.n_features, n_hidden]), name='w1')",
+                 "self.target_net_out_b2 = tf.Variable(b_init(shape=[1, self.n_actions]), name='b2')",
+                 "l1 = tf.nn.relu(tf.matmul(s_, self.target_net_hidden_w1) + self.target_net_hidden_b1)",
+                 "variables = [self.eval_net_hidden_w1, self.eval_net_hidden_b1, self.eval_net_out_w2, "
+                 "self.eval_net_out_b2]"):
+        assert line in migrated, migrated
+    again = cli("upgrade", tmp_path / "out" / "agent.py", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    report = verified(legacy, tmp_path / "out" / "agent.py", tf1_python)
+    names = {v["name"] for v in report["variables"]}
+    assert {"target_net/out/b2", "eval_net/hidden/w1", "train/eval_net/hidden/w1/RMSProp"} <= names, names
+
+
+def test_a_list_of_collections_read_elsewhere_keeps_the_graph_program_form(tmp_path):
+    source = GET_VARIABLE_AGENT.replace("                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n",
+                                        "                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n"
+                                        "                self.kinds = len(c_names)\n", 1)
+    assert "self.kinds" in source
+    out = said(tmp_path, source)
+    assert "not written as native TF2 steps" in out and "c_names" in out, out

@@ -283,6 +283,7 @@ class Detect:
             return self._apply(stmts, session_at, plan, owner)
         form = native.ClassForm(self._class_now, owner, plan.self_name, tuple(self._built_now),
                                 tuple(stmts[i] for i in plan.graph)) if plan.self_name else None
+        form = native.kept_on_object(form, self._call_name) if form is not None else None
         model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module, form, self.ctx.target.keras)
         if isinstance(model, native.Blocker):
             finding = self._apply(stmts, session_at, plan, owner)

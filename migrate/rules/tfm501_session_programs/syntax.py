@@ -86,10 +86,31 @@ class _Blocked(Exception):
     """Why a block cannot be converted with proof (the finding's message)."""
 
 
+class ObjectKeys(str):
+    """A class program's ``self`` name, also keying the build methods' variables it keeps on
+    the object: each Name node (by id) binding or reading such a local -> its attribute's key
+    (``w1`` -> ``self.eval_net_l1_w1``; a local bound again in another scope is another
+    variable, so keyed by its node, not its text)."""
+    promoted: Dict[int, str]
+    nodes: tuple  # the Name nodes keyed
+
+    def __new__(cls, name: str, nodes) -> "ObjectKeys":
+        """``nodes``: (a Name node, its attribute's key) pairs."""
+        made = super().__new__(cls, name)
+        made.nodes = tuple(nodes)
+        made.promoted = {id(node): key for node, key in made.nodes}
+        return made
+
+
+def _promoted(self_name: Optional[str]) -> Dict[int, str]:
+    return getattr(self_name, "promoted", None) or {}
+
+
 def _key(expr, self_name: Optional[str]) -> Optional[str]:
-    """A graph name: ``x`` for a name, ``self.x`` for an attribute of the owning object."""
+    """A graph name: ``x`` for a name, ``self.x`` for an attribute of the owning object (or a
+    local the object keeps, ``ObjectKeys``)."""
     if isinstance(expr, cst.Name):
-        return expr.value
+        return _promoted(self_name).get(id(expr), expr.value)
     if self_name and isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) \
             and expr.value.value == self_name:
         return f"self.{expr.attr.value}"

@@ -178,8 +178,10 @@ def _arrays(path: str) -> Dict[str, object]:
 
 
 # a native program's optimizer state by TF1's names, but for the variable scope its minimize()
-# ran in: beta1_power, and the slots (``eval_net/e1/kernel/Adam``)
-_OPTIMIZER_STATE = re.compile(r"beta[12]_power(_\d+)?|.+/(Adam|Adam_1|Momentum|Adagrad)")
+# ran in: beta1_power, and the slots (``eval_net/e1/kernel/Adam``, a kept TF1 optimizer's
+# ``eval_net/w1/RMSProp``)
+_OPTIMIZER_STATE = re.compile(r"beta[12]_power(_\d+)?|.+/(Adam|Adam_1|Momentum|Adagrad|ProximalAdagrad|RMSProp|RMSProp_1"
+                              r"|Adadelta|Adadelta_1|Ftrl|Ftrl_1)")
 
 
 def _scoped_powers(old: dict, new: dict) -> dict:

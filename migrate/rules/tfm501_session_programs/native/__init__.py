@@ -7,12 +7,12 @@ the runs calls of the steps. A program the native form does not cover converts t
 ``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
 """
 from .batchnorm import BATCH_NORM
-from .classes import ClassForm
+from .classes import ClassForm, kept_on_object
 from .emit import emit
 from .model import Blocker, NativeProgram
 from .read import read
 
-__all__ = ["Blocker", "ClassForm", "NativeProgram", "emit", "read", "summary"]
+__all__ = ["Blocker", "ClassForm", "NativeProgram", "emit", "kept_on_object", "read", "summary"]
 
 
 def summary(program: NativeProgram) -> str:

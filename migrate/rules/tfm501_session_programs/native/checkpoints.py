@@ -26,7 +26,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of, source_identifiers, unused_name
 
 from .model import Blocker, Layer, NativeProgram, Optimizer, Save, Saver
-from .syntax import _arguments, _bound, _imported, _names_read
+from .syntax import GET_VARIABLE_PARAMS, _arguments, _bound, _imported, _names_read
 
 SAVE_PARAMS = ("sess", "save_path", "global_step", "latest_filename", "meta_graph_suffix",
                "write_meta_graph", "write_state", "strip_default_attrs", "save_debug_info")
@@ -200,7 +200,7 @@ def _given_name(reader, call) -> Optional[str]:
             return None  # (a name given there is read from the helper's parameters: not known here)
         return "/".join([*reader.name_scopes, "Variable"])
     if called == "tf.get_variable":
-        given = _arguments(call, ("name",))
+        given = _arguments(call, GET_VARIABLE_PARAMS)
         scopes = reader.variable_scope_names
     else:
         given = _arguments(call, ("initial_value", "trainable", "collections", "validate_shape",

@@ -20,14 +20,16 @@ cover yet (Savers, summaries, functions making layers).
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
-from typing import Dict, Optional, Set, Tuple
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of
 
-from ..syntax import _ids, _key
+from ..syntax import ObjectKeys, _ids, _key, _value
 from .model import NativeProgram
 from .syntax import _bound, _imported, _names_read
 
@@ -50,6 +52,110 @@ class ClassForm:
     def builders(self) -> Tuple[cst.FunctionDef, ...]:
         """``__init__`` and the build methods it calls: where the graph was made."""
         return (self.init, *(method for _, method in self.built))
+
+
+VARIABLE_MAKERS = ("tf.get_variable", "tf.Variable")
+SCOPE_MAKERS = ("tf.variable_scope", "tf.name_scope")
+
+
+def kept_on_object(form: ClassForm, call_name) -> ClassForm:
+    """``form`` whose ``self_name`` keys the variables its build methods bind to locals
+    (``w1 = tf.get_variable("w1", ...)``) as attributes of the object: the steps, now methods,
+    read them there (``self.w1``), as a TF2 class keeps what ``__init__``/``build`` made. A
+    local bound so in several scopes (an evaluation and a target net) is named by its scopes
+    (``self.eval_net_l1_w1``, ``self.target_net_l1_w1``); each read is of the binding above it."""
+    bindings: List[Tuple[cst.Name, Tuple[str, ...]]] = []
+    for method in form.builders:
+        _variable_bindings(method.body.body, (), call_name, bindings)
+    taken = {a.attr.value for a in nodes_of(form.cls, (cst.Attribute,))
+             if isinstance(a.value, cst.Name) and a.value.value == form.self_name}
+    count = Counter(name.value for name, _ in bindings)
+    attrs: Dict[int, str] = {}
+    for name, scopes in bindings:
+        attr = name.value if count[name.value] == 1 else re.sub(r"\W", "_", "_".join((*scopes, name.value)))
+        if attr in taken or not attr.isidentifier():
+            continue
+        taken.add(attr)
+        attrs[id(name)] = f"self.{attr}"
+    promoted: Dict[int, Tuple[cst.Name, str]] = {}
+    for method in form.builders:
+        _reads_of(method.body.body, attrs, {}, promoted)
+    return replace(form, self_name=ObjectKeys(form.self_name, promoted.values())) if promoted else form
+
+
+def kept_edits(finding, form: ClassForm) -> None:
+    """Each local the object keeps, where it stays (``w1 = tf.Variable(...)`` in the build
+    method), as the object's attribute (``self.eval_net_l1_w1``); the steps' own are
+    written so by ``moved_reads``."""
+    for node, key in getattr(form.self_name, "nodes", ()):
+        finding.replace(node, lambda updated, key=key: _attribute(form.self_name, key))
+
+
+def moved_reads(form: ClassForm, original: cst.BaseStatement, moved: cst.BaseStatement) -> cst.BaseStatement:
+    """A statement moved into a step (``moved``, as the fixes left ``original``) reading the
+    object's kept locals as its attributes: each read is of the binding above ``original``,
+    so one statement reads one binding of a name."""
+    promoted = getattr(form.self_name, "promoted", {})
+    keys = {n.value: promoted[id(n)] for n in nodes_of(original, (cst.Name,)) if id(n) in promoted}
+    if not keys:
+        return moved
+    self_name = str(form.self_name)
+
+    class Kept(cst.CSTTransformer):
+        def leave_Name(self, original_node, updated):
+            return _attribute(self_name, keys[updated.value]) if updated.value in keys else updated
+
+        def leave_Attribute(self, original_node, updated):  # (``x.w1``: not the local)
+            return updated.with_changes(attr=original_node.attr)
+
+        def leave_Arg(self, original_node, updated):  # (``f(w1=...)``: neither)
+            return updated.with_changes(keyword=original_node.keyword)
+    return moved.visit(Kept())
+
+
+def _attribute(self_name: str, key: str) -> cst.Attribute:
+    return cst.Attribute(cst.Name(str(self_name)), cst.Name(key.split(".", 1)[1]))
+
+
+def _variable_bindings(body, scopes, call_name, out) -> None:
+    """The Name nodes a statement of ``body`` binds to a new variable, with their scopes."""
+    for stmt in body:
+        if isinstance(stmt, cst.With):
+            inner = [call_name(i.item) in SCOPE_MAKERS and i.item.args and isinstance(i.item.args[0].value, cst.SimpleString)
+                     and i.item.args[0].value.evaluated_value for i in stmt.items]
+            _variable_bindings(stmt.body.body, (*scopes, *(n for n in inner if n)), call_name, out)
+            continue
+        value = _value(stmt)
+        target = stmt.body[0].targets[0].target if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 \
+            and isinstance(stmt.body[0], cst.Assign) and len(stmt.body[0].targets) == 1 else None
+        if isinstance(target, cst.Name) and isinstance(value, cst.Call) and call_name(value) in VARIABLE_MAKERS:
+            out.append((target, scopes))
+
+
+def _reads_of(body, attrs: Dict[int, str], alive: Dict[str, str], out: Dict[int, Tuple[cst.Name, str]]) -> None:
+    """Each Name node reading (or binding) a kept variable -> its attribute's key: a read is
+    of the binding above it, until the local is bound to something else."""
+    for stmt in body:
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            alive.pop(stmt.name.value, None)
+            continue
+        if isinstance(stmt, cst.With):
+            _reads_of(stmt.body.body, attrs, alive, out)
+            continue
+        targets = {id(n) for t in nodes_of(stmt, (cst.AssignTarget, cst.AugAssign, cst.For, cst.CompFor, cst.AsName))
+                   for n in nodes_of(getattr(t, "target", None) or getattr(t, "name", None), (cst.Name,))}
+        skip = {id(a.attr) for a in nodes_of(stmt, (cst.Attribute,))} \
+            | {id(a.keyword) for a in nodes_of(stmt, (cst.Arg,)) if a.keyword is not None}
+        for name in nodes_of(stmt, (cst.Name,)):
+            if id(name) not in targets and id(name) not in skip and name.value in alive:
+                out[id(name)] = (name, alive[name.value])
+        for name in nodes_of(stmt, (cst.Name,)):
+            if id(name) in targets:
+                if id(name) in attrs:
+                    alive[name.value] = attrs[id(name)]
+                    out[id(name)] = (name, attrs[id(name)])
+                else:
+                    alive.pop(name.value, None)
 
 
 def complete(form: ClassForm, anchor: cst.BaseStatement) -> cst.BaseStatement:

@@ -11,7 +11,8 @@ where its graph was complete.
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Optional
+from itertools import groupby
+from typing import Callable, Dict, Optional, Set
 
 import libcst as cst
 
@@ -62,7 +63,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _removals(finding, program, stmts, statement_of)
     for call in program.initializers:
         finding.replace(call, lambda updated: initializers.native(updated, tf))
-    _eager_edits(finding, program, tf)
+    _eager_edits(finding, program, tf, form)
     _writer_edits(finding, program, tf)
     _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
     regularizers.edits(finding, program, layers, tf)
@@ -213,14 +214,19 @@ def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
             finding.replace(run.written.inline, lambda updated: updated.args[0].value)
 
 
-def _eager_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
-    """What runs eagerly where it was: ``tf.get_variable`` as ``tf.Variable``, feed dicts
-    keyed by strings, TensorFlow on Python values (``sess.run(tf.argmax(y, 1))``), a variable
-    assigned a Python value, a second session's body; the Keras of batch norm declared."""
+def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None) -> None:
+    """What runs eagerly where it was: ``tf.get_variable`` as ``tf.Variable`` (their lists of
+    collections gone; a class's kept on the object), feed dicts keyed by strings, TensorFlow
+    on Python values (``sess.run(tf.argmax(y, 1))``), a variable assigned a Python value, a
+    second session's body; the Keras of batch norm declared."""
     if any(layer.function == batchnorm.BATCH_NORM for layer in program.layers):
         finding.add_import(batchnorm.KERAS)  # (tf_keras' BatchNormalization is TF 1.15's)
     for call in program.get_variables:
         finding.replace(call, _as_variable(call, tf))
+    for stmt, names in groupby(sorted(program.collection_lists, key=lambda p: id(p[0])), key=lambda p: p[0]):
+        finding.replace(stmt, lambda updated, gone={n for _, n in names}: _unbound(updated, gone))
+    if form is not None:
+        classes.kept_edits(finding, form)
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
         finding.replace(literal, _string_keys)
     for call in program.evaluated:
@@ -231,6 +237,32 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
         # variables, a name scope left around an optimizer alone: their bodies
         finding.replace(stmt, lambda updated: cst.FlattenSentinel([updated.body.body[0].with_changes(
             leading_lines=[*updated.leading_lines, *updated.body.body[0].leading_lines]), *updated.body.body[1:]]))
+
+
+def _unbound(updated: cst.SimpleStatementLine, gone: Set[str]):
+    """``c_names, n_l1 = [...], 10`` without ``gone`` (``n_l1 = 10``); a statement binding
+    nothing else goes."""
+    assign = updated.body[0]
+    target, value = assign.targets[0].target, assign.value
+    if isinstance(target, cst.Name):
+        return cst.RemovalSentinel.REMOVE if target.value in gone else updated
+    kept = [(t, v) for t, v in zip(target.elements, value.elements)
+            if not (isinstance(t.value, cst.Name) and t.value.value in gone)]
+    if not kept:
+        return cst.RemovalSentinel.REMOVE
+    if len(kept) == 1:
+        assign = assign.with_changes(targets=[assign.targets[0].with_changes(target=kept[0][0].value)],
+                                     value=kept[0][1].value)
+    else:
+        last = len(kept) - 1
+        assign = assign.with_changes(
+            targets=[assign.targets[0].with_changes(target=target.with_changes(elements=[
+                t.with_changes(comma=cst.MaybeSentinel.DEFAULT if i == last else t.comma)
+                for i, (t, _) in enumerate(kept)]))],
+            value=value.with_changes(elements=[
+                v.with_changes(comma=cst.MaybeSentinel.DEFAULT if i == last else v.comma)
+                for i, (_, v) in enumerate(kept)]))
+    return updated.with_changes(body=[assign])
 
 
 def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:

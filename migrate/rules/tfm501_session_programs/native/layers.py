@@ -377,6 +377,9 @@ def collected(reader, call: cst.Call) -> Union[Tuple[Union[str, Layer], ...], st
     args = optimizers.arguments(call, COLLECTIONS[kind])
     key, scope = (args or {}).get("key"), (args or {}).get("scope")
     which = key.attr.value if isinstance(key, cst.Attribute) else None
+    if isinstance(key, cst.SimpleString) and scope is None and kind == "tf.get_collection":
+        named = reader.named_collections.get(key.evaluated_value)  # tf.get_variable(..., collections=[...])
+        return tuple(named) if named else f"the collection {key.evaluated_value!r}, which no variable made here is in"
     if args is None or scope is not None and not isinstance(scope, cst.SimpleString) or (
             kind == "tf.get_collection" and which not in ("TRAINABLE_VARIABLES", "GLOBAL_VARIABLES")):
         return f"the graph uses {kind}, which is not written natively yet"

@@ -235,3 +235,6 @@ class NativeProgram:
     # TF1 initializers bound once where they were (``w_init = tf.random_normal_initializer(...)``,
     # read by layers made from them): written as TF2's
     initializers: Tuple[cst.Call, ...] = ()
+    # lists of collections only tf.get_variable read (``c_names = ["eval_net_params", ...]``):
+    # (the statement binding one, the name), gone with them
+    collection_lists: Tuple[Tuple[cst.BaseStatement, str], ...] = ()

@@ -49,7 +49,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     if why:
         return Blocker(why)
     graph = [stmts[i] for i in plan.graph] + list(plan.hoisted) + list(plan.late_inits)
-    reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)), keras)
+    reader = _Reader(plan, call_name, module, _imported(module), set(_names_read(module)), keras, form)
     reader.graph = graph
     for stmt in graph:
         why = reader.statement(stmt)
@@ -57,7 +57,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
             return Blocker(why)
     if reader.optimizers:
         return Blocker(f"the optimizer {next(iter(reader.optimizers))!r} is used other than by minimize()")
-    why = layers.collections_read(reader)
+    why = layers.collections_read(reader) or state.collection_lists_read(reader)
     if why:
         return Blocker(why)
     saved = {id(c) for c in nodes_of(reader.saver.stmt, (cst.Call,))} if reader.saver is not None else set()
@@ -114,7 +114,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
                          unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
                          regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
-                         renames=renames, initializers=tuple(
+                         renames=renames, collection_lists=tuple(reader.collection_lists), initializers=tuple(
                              c for stmt in reader.made_once_stmts for c in state.initializer_calls(reader, stmt)),
                          **beside)
     if copies.traced_first(program) is None:
@@ -128,10 +128,13 @@ class _Reader:
     """Classifies the graph statements (``runs.read_run`` reads the runs over it)."""
 
     def __init__(self, plan: Plan, call_name: CallName, module: cst.Module,
-                 imported: Set[str], module_reads: Set[str], keras: int = 2) -> None:
+                 imported: Set[str], module_reads: Set[str], keras: int = 2,
+                 form: Optional[classes.ClassForm] = None) -> None:
         self.plan, self.call_name, self.module, self.module_body = plan, call_name, module, list(module.body)
         self.keras = keras  # the Keras generation written for (batch norm is tf_keras')
-        self.self_name = plan.self_name  # a class's program: its graph names are keys ``self.x``
+        # a class's program: its graph names are keys ``self.x`` (its form's: the build
+        # methods' variables kept on the object too, ``classes.kept_on_object``)
+        self.self_name = form.self_name if form is not None else plan.self_name
         self.module_functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
         self.module_reads = module_reads  # every name the module reads
         self.vetted: Dict[str, Optional[str]] = {}
@@ -141,7 +144,7 @@ class _Reader:
         # every variable (or a layer's), in creation order
         self.variables: List[Tuple[Union[str, Layer], bool]] = []
         self.computed: Dict[str, Computed] = {}
-        self.scopes: Set[str] = set()  # name scopes of graph blocks
+        self.scopes: Set[str] = set()  # name scopes of graph blocks, by path
         self.variable_scopes: List[cst.Call] = []  # written as tf.name_scope
         self.once: Set[str] = set()  # computed once, eagerly, for variables' initial values
         self.made_once_stmts: List[cst.BaseStatement] = []  # where they are computed
@@ -181,6 +184,11 @@ class _Reader:
         self.traced: List[Computed] = []  # statements binding nothing that read graph values
         self.traced_by: Dict[int, tuple] = {}  # id(one of them) -> the kind of run it goes into
         self.updated: Set[str] = set()  # train ops under its control dependencies
+        # tf.get_variable's collections=: by call, the named ones; their variables by name, in
+        # order; the graph statements binding a list of them (and which name)
+        self.variable_collections: Dict[int, Tuple[str, ...]] = {}
+        self.named_collections: Dict[str, List[str]] = {}
+        self.collection_lists: List[Tuple[cst.BaseStatement, str]] = []
 
     def key(self, expr) -> Optional[str]:
         """The graph name an expression is (``x``; ``self.x`` in a class's program), else None."""
@@ -256,13 +264,14 @@ class _Reader:
             return f"the graph name {binds[0]!r} is bound twice"
         # graph code may rebind its own names (`L1 = conv(X)`, `L1 = tf.nn.relu(L1)`): each
         # read is of the binding above it; not in the session's block, where runs come between
+        name = self.call_name(value)
+        makes_variables = bool((VARIABLES | {GET_VARIABLE}) & set(self.calls(value)))
         once = [n for n in layers.read_beside_layers(self, stmt) if n in self.once]
-        if once:  # TF1 computed it again for this reader, once for the variable
+        if once and not makes_variables:  # (another variable's initial value reads it once too)  # TF1 computed it again for this reader, once for the variable
             return f"the graph value {once[0]!r} is read by a variable's initial value and by the graph"
         again = [b for b in binds if b in self.computed]
         if again and (stmt in plan.hoisted or any(b in self.losses for b in again)):
             return f"the graph name {again[0]!r} is bound twice"
-        name = self.call_name(value)
         if len(binds) == 1 and binds[0] in plan.placeholders:
             if name != "tf.placeholder":
                 return f"{binds[0]!r} is a {name} (a placeholder with a default)"
@@ -279,7 +288,7 @@ class _Reader:
             return self.training(stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
-        if (VARIABLES | {GET_VARIABLE}) & set(self.calls(value)) or state.made_by_helper(self, value):
+        if makes_variables or state.made_by_helper(self, value):
             return state.variable(self, stmt, binds, value)
         if batchnorm.is_update_ops(self, value):
             return batchnorm.update_ops(self, stmt, binds)
@@ -338,9 +347,10 @@ class _Reader:
                 return f"graph code in a block ({first!r})"
             if name != "tf.device":
                 scope = item.item.args[0].value.evaluated_value
-                if scope in self.scopes:  # TF1 named the second one scope_1 (or reused it)
-                    return f"two scopes named {scope!r}"
-                self.scopes.add(scope)
+                path = "/".join((*self.name_scopes, scope))  # (``eval_net/l1`` and ``target_net/l1`` differ)
+                if path in self.scopes:  # TF1 named the second one scope_1 (or reused it)
+                    return f"two scopes named {path!r}"
+                self.scopes.add(path)
             if name == "tf.variable_scope":  # (a string: neither reuse nor a default name)
                 self.variable_scopes.append(item.item)
         body = block.body.body

@@ -7,7 +7,7 @@ was, computed eagerly once.
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import libcst as cst
 
@@ -15,13 +15,10 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from . import checkpoints, initializers, optimizers
 from ..syntax import _value
-from .syntax import _names_read
+from .syntax import GET_VARIABLE_PARAMS, _names_read
 
 VARIABLES = {"tf.Variable"}
 GET_VARIABLE = "tf.get_variable"
-GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
-                       "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
-                       "constraint", "synchronization", "aggregation")
 # tf.contrib's Xavier initializer is Keras' Glorot (fan_avg; uniform, or a truncated normal)
 XAVIER = "tf.contrib.layers.xavier_initializer"
 
@@ -49,6 +46,9 @@ def variable(reader, stmt, binds, value) -> Optional[str]:
             _is_variable(reader, v) or made_by_helper(reader, v) for _, v in items):
         return f"the state {key!r} is not a tf.Variable or a literal of them"
     made = tuple((expr, _trainable(call, reader.call_name(call) in VARIABLES)) for expr, call in items)
+    for expr, call in items:  # (tf.get_collection("eval_net_params") reads them in this order)
+        for collection in reader.variable_collections.get(id(call), ()):
+            reader.named_collections.setdefault(collection, []).append(expr)
     checkpoints.name_variables(reader, items)
     reader.state[key] = made
     reader.variables.extend(made)
@@ -58,9 +58,9 @@ def made_once(reader, name: str) -> Optional[str]:
     """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
     initializer computed it once, so it stays where it was, computed eagerly once. Why
     it cannot (it reads a placeholder or the state, or steps read it too), else None."""
-    if name in reader.once:
-        return None
     made = reader.computed.get(name)
+    if name in reader.once and all(c is not made for c in reader.order):  # (bound again: that binding too)
+        return None
     if made is None:
         return "which is fed"
     if any(bound in c.reads for bound in made.binds for c in reader.order if c is not made):
@@ -103,14 +103,60 @@ def _is_variable(reader, value) -> bool:
         return False
     return not any(reader.forbidden(a.value) for a in value.args)
 
+def _collections(reader, expr) -> Optional[Tuple[str, ...]]:
+    """The collections ``collections=["eval_net_params", tf.GraphKeys.GLOBAL_VARIABLES]``
+    (or a name bound to that list by the graph code) puts a variable in besides
+    TRAINABLE_VARIABLES, which TF1 added anyway: the named ones, None unless the global
+    variables are among them (the initializer would have left it out). A name read is
+    recorded: its binding goes with the collections (``collection_lists``)."""
+    if isinstance(expr, cst.Name) and expr.value in reader.computed:
+        made = reader.computed[expr.value]
+        value = _value(made.stmt)
+        if len(made.binds) > 1:
+            value = value.elements[made.binds.index(expr.value)].value \
+                if isinstance(value, cst.Tuple) and len(value.elements) == len(made.binds) else None
+        reader.collection_lists.append((made.stmt, expr.value))
+        expr = value
+    if not isinstance(expr, (cst.List, cst.Tuple)):
+        return None
+    keys, kinds = [], set()
+    for element in expr.elements:
+        if isinstance(element.value, cst.SimpleString):
+            keys.append(element.value.evaluated_value)
+        elif code(element.value).split(".", 1)[-1] in ("GraphKeys.GLOBAL_VARIABLES", "GraphKeys.TRAINABLE_VARIABLES"):
+            kinds.add(code(element.value).rsplit(".", 1)[-1])
+        else:
+            return None
+    return tuple(keys) if "GLOBAL_VARIABLES" in kinds else None
+
+
+def collection_lists_read(reader) -> Optional[str]:
+    """Why a list of collections given to ``tf.get_variable`` cannot go with them (it is
+    read other than there), else None."""
+    given = {id(n) for call in reader.get_variables for a in call.args
+             if a.keyword is not None and a.keyword.value == "collections" for n in nodes_of(a.value, (cst.Name,))}
+    bound = {id(n) for stmt, _ in reader.collection_lists
+             for t in nodes_of(stmt, (cst.AssignTarget,)) for n in nodes_of(t, (cst.Name,))}
+    for _, name in reader.collection_lists:
+        if any(n.value == name and id(n) not in given and id(n) not in bound
+               for n in nodes_of(reader.module, (cst.Name,))):
+            return f"the list of collections {name!r} is read other than by tf.get_variable"
+    return None
+
+
 def _get_variable(reader, call: cst.Call) -> bool:
     """``tf.get_variable("W1", shape=[784, 256], initializer=...)`` outside any variable
     scope: a variable named so, its initial value drawn by the initializer (TF1's
     default: Glorot uniform), or the initializer's value itself when no shape is given."""
     args = optimizers.arguments(call, GET_VARIABLE_PARAMS)
-    if args is None or set(args) - {"name", "shape", "dtype", "initializer", "trainable"} \
+    if args is None or set(args) - {"name", "shape", "dtype", "initializer", "trainable", "collections"} \
             or not isinstance(args.get("name"), cst.SimpleString):
         return False
+    if "collections" in args:
+        keys = _collections(reader, args["collections"])
+        if keys is None:
+            return False
+        reader.variable_collections[id(call)] = keys
     initializer = args.get("initializer")
     if isinstance(initializer, cst.Call) and reader.call_name(initializer) == XAVIER:
         reader.allowed.add(id(initializer))

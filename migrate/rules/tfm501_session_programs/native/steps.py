@@ -29,12 +29,15 @@ def _trained(variable, layers: Dict[int, str]) -> str:
     return variable if isinstance(variable, str) else f"*{layers[id(variable)]}.trainable_variables"
 
 
-def _moved(ctx, computed, tf: str) -> list:
-    """Statements moved into a function, as the other edits left them, with their comments;
-    those calling layers in a variable scope of the graph under ``with tf.name_scope(scope):``
-    (one block for consecutive ones)."""
+def _moved(ctx, computed, tf: str, method: Optional[classes.Methods] = None) -> list:
+    """Statements moved into a function, as the other edits left them, with their comments
+    (a class's reading the locals the object keeps as its attributes); those calling layers
+    in a variable scope of the graph under ``with tf.name_scope(scope):`` (one block for
+    consecutive ones)."""
     moved = [traced.noted(c, s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None]))
              for c, s in zip(computed, _as_moved(ctx.facts, [c.stmt for c in computed]))]
+    if method is not None:
+        moved = [classes.moved_reads(method.form, c.stmt, s) for c, s in zip(computed, moved)]
     out: list = []
     for scope, group in groupby(zip(computed, moved), key=lambda pair: pair[0].scope):
         stmts = [stmt for _, stmt in group]
@@ -53,12 +56,12 @@ def _computed(ctx, step: Step, forward: Optional[Tuple[Forward, str]], tf: str,
     shared = {id(c) for c in forward[0].computed} if forward else set()
     at = next((i for i, c in enumerate(step.computed) if id(c) in shared), None)
     if at is None:
-        return _moved(ctx, step.computed, tf)
+        return _moved(ctx, step.computed, tf, method)
     made, name = forward
     call = f"{method.form.ref(name) if method is not None else name}({', '.join(made.params)})"
     line = cst.parse_statement(f"{', '.join(made.outputs)} = {call}\n")
     rest = [c for c in step.computed[at:] if id(c) not in shared]
-    return [*_moved(ctx, step.computed[:at], tf), line, *_moved(ctx, rest, tf)]
+    return [*_moved(ctx, step.computed[:at], tf, method), line, *_moved(ctx, rest, tf, method)]
 
 
 def _copies(step: Step, layers: Dict[int, str]) -> list:
@@ -87,7 +90,7 @@ def forward_function(ctx, made: Forward, name: str, tf: str, method: Optional[cl
     method: ``def forward(self, s)``)."""
     params = method.params(made.params) if method is not None else made.params
     func = cst.parse_statement(f"def {name}({', '.join(params)}):\n    pass\n")
-    body = [*_moved(ctx, made.computed, tf), cst.parse_statement(f"return {', '.join(made.outputs)}\n")]
+    body = [*_moved(ctx, made.computed, tf, method), cst.parse_statement(f"return {', '.join(made.outputs)}\n")]
     func = func.with_changes(body=func.body.with_changes(body=body))
     return method.written(func) if method is not None else func
 

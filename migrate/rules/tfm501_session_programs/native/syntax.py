@@ -8,7 +8,13 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from ..syntax import _key
+from ..syntax import _key, _promoted
+
+
+# tf.get_variable's parameters, in order (its positional arguments are read by them)
+GET_VARIABLE_PARAMS = ("name", "shape", "dtype", "initializer", "regularizer", "trainable", "collections",
+                       "caching_device", "partitioner", "validate_shape", "use_resource", "custom_getter",
+                       "constraint", "synchronization", "aggregation")
 
 
 def _imported(module: cst.Module) -> Set[str]:
@@ -23,7 +29,7 @@ def _imported(module: cst.Module) -> Set[str]:
     return out
 
 
-def _names_read(node: cst.CSTNode, self_name: Optional[str] = None) -> Tuple[str, ...]:
+def _names_read(node: cst.CSTNode, self_name: Optional[str] = None, excluded=frozenset()) -> Tuple[str, ...]:
     """The names a statement or expression reads (attribute names, keywords and the
     names assigned or bound by ``as`` aside); with ``self_name`` (a class's program), an
     attribute of the object is read as its key ``self.x``."""
@@ -41,18 +47,18 @@ def _names_read(node: cst.CSTNode, self_name: Optional[str] = None) -> Tuple[str
             skip |= {id(n) for n in nodes_of(found.target, (cst.Name,))}
         elif isinstance(found, cst.AsName):  # `with ... as scope`, `import x as y`: bound
             skip |= {id(n) for n in nodes_of(found.name, (cst.Name,))}
-    return tuple(dict.fromkeys(keys.get(id(n), n.value) for n in nodes_of(node, (cst.Name,))
-                               if id(n) not in skip))
+    promoted = _promoted(self_name)
+    return tuple(dict.fromkeys(keys.get(id(n)) or promoted.get(id(n), n.value) for n in nodes_of(node, (cst.Name,))
+                               if id(n) not in skip and id(n) not in excluded))
 
 
 def _names_read_beside(node: cst.CSTNode, left_out: Set[int], self_name: Optional[str] = None) -> Tuple[str, ...]:
     """The names ``node`` reads, but for those in the expressions ``left_out`` (by id): a
     layer call's arguments, read once where the layer is made; what ``tf.stop_gradient``
     takes, which no gradient reaches."""
-    class LeftOut(cst.CSTTransformer):
-        def on_leave(self, original, updated):
-            return cst.Name("None") if id(original) in left_out else updated
-    return _names_read(node.visit(LeftOut()), self_name)
+    inside = {id(n) for found in nodes_of(node, (cst.CSTNode,)) if id(found) in left_out
+              for n in nodes_of(found, (cst.Name,))}
+    return _names_read(node, self_name, inside)
 
 
 def _free_names(func: cst.FunctionDef) -> Tuple[str, ...]:
