@@ -217,7 +217,7 @@ tf.set_random_seed(3)
 
 class QAgent:
     def __init__(self, n_actions, n_features, learning_rate=0.05, reward_decay=0.9,
-                 replace_target_iter=4, memory_size=30, batch_size=6):
+                 replace_target_iter=4, memory_size=30, batch_size=6, log_dir=None):
         self.n_actions = n_actions
         self.n_features = n_features
         self.lr = learning_rate
@@ -233,6 +233,8 @@ class QAgent:
         e_params = tf.get_collection('eval_params')
         self.replace_target_op = [tf.assign(t, e) for t, e in zip(t_params, e_params)]
         self.sess = tf.Session()
+        if log_dir:
+            tf.summary.FileWriter(log_dir, self.sess.graph)
         self.sess.run(tf.global_variables_initializer())
         self.cost_his = []
 
@@ -302,7 +304,7 @@ class QAgent:
 
 
 def main():
-    agent = QAgent(3, 4)
+    agent = QAgent(3, 4, log_dir="logs")
     state = np.zeros(4)
     for step in range(40):
         action = agent.choose_action(state)
@@ -324,10 +326,14 @@ def test_a_class_of_get_variable_nets_in_collections_keeps_its_variables_on_the_
     """Raw tf.get_variable weights bound to a build method's locals (the same names again
     for the target net, in other scopes), put in named collections the replacement op reads:
     native, the variables kept on the object by scope, the collections gone, equal to TF 1.15
-    (RMSProp's slots by TF1's names, under the train scope)."""
+    (RMSProp's slots by TF1's names, under the train scope). The session's graph written for
+    TensorBoard is the train step's graph (tf.summary.graph)."""
     legacy, migrated = upgraded(tmp_path, "agent", GET_VARIABLE_AGENT)
     assert not set(TF1_LEFT.findall(code_only(migrated))) - {"compat.v1"}, migrated
     assert "GraphKeys" not in migrated and "c_names" not in migrated and "get_collection" not in migrated, migrated
+    assert "import shims" not in migrated and "tf.random.set_seed(3)" in migrated, migrated  # (the module's seed)
+    assert 'with tf.summary.create_file_writer(log_dir).as_default():\n' \
+           '                tf.summary.graph(self.train_step.get_concrete_function().graph)' in migrated, migrated
     for line in ("self.eval_net_hidden_w1 = tf.Variable(w_init(shape=[self.n_features, n_hidden]), name='w1')",
                  "self.target_net_out_b2 = tf.Variable(b_init(shape=[1, self.n_actions]), name='b2')",
                  "l1 = tf.nn.relu(tf.matmul(s_, self.target_net_hidden_w1) + self.target_net_hidden_b1)",
@@ -341,10 +347,14 @@ def test_a_class_of_get_variable_nets_in_collections_keeps_its_variables_on_the_
     assert {"target_net/out/b2", "eval_net/hidden/w1", "train/eval_net/hidden/w1/RMSProp"} <= names, names
 
 
-def test_a_list_of_collections_read_elsewhere_keeps_the_graph_program_form(tmp_path):
-    source = GET_VARIABLE_AGENT.replace("                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n",
-                                        "                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n"
-                                        "                self.kinds = len(c_names)\n", 1)
-    assert "self.kinds" in source
-    out = said(tmp_path, source)
-    assert "not written as native TF2 steps" in out and "c_names" in out, out
+@pytest.mark.parametrize("old, new, why", [
+    ("                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n",
+     "                l1 = tf.nn.relu(tf.matmul(self.s, w1) + b1)\n                self.kinds = len(c_names)\n",
+     "c_names"),
+    ("['eval_params', tf.GraphKeys.GLOBAL_VARIABLES]", "['eval_params']",
+     "is put in the collections c_names, not a list here with the global variables"),
+])
+def test_collections_the_native_form_cannot_drop_keep_the_graph_program_form(tmp_path, old, new, why):
+    assert old in GET_VARIABLE_AGENT
+    out = said(tmp_path, GET_VARIABLE_AGENT.replace(old, new, 1))
+    assert "not written as native TF2 steps" in out and why in out, out

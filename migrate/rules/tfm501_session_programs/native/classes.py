@@ -29,7 +29,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import nodes_of
 
-from ..syntax import ObjectKeys, _ids, _key, _value
+from ..syntax import GRAPH_SEEDS, ObjectKeys, _ids, _key, _value
 from .model import NativeProgram
 from .syntax import _bound, _imported, _names_read
 
@@ -68,7 +68,8 @@ def kept_on_object(form: ClassForm, call_name) -> ClassForm:
     for method in form.builders:
         _variable_bindings(method.body.body, (), call_name, bindings)
     taken = {a.attr.value for a in nodes_of(form.cls, (cst.Attribute,))
-             if isinstance(a.value, cst.Name) and a.value.value == form.self_name}
+             if isinstance(a.value, cst.Name) and a.value.value == form.self_name} \
+        | {s.name.value for s in form.cls.body.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))}
     count = Counter(name.value for name, _ in bindings)
     attrs: Dict[int, str] = {}
     for name, scopes in bindings:
@@ -177,6 +178,16 @@ def homes(form: ClassForm, layers) -> Dict[int, cst.BaseStatement]:
                 if id(layer.call) in inside and layer.owner is None:
                     out[id(layer)] = stmt
     return out
+
+
+def seeds(form: Optional[ClassForm], reader, module: cst.Module) -> tuple:
+    """The program's ``tf.set_random_seed(1)`` statements (``tf.random.set_seed`` natively):
+    its graph's, and a class's the module's own where it is the module's one class (TF1 set
+    the default graph's seed there, TF2's function sets the global one, as the graph's)."""
+    if form is None or sum(isinstance(s, cst.ClassDef) for s in module.body) != 1:
+        return tuple(reader.seeds)
+    return (*reader.seeds, *(s for s in module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                             and reader.call_name(_value(s)) in GRAPH_SEEDS))
 
 
 def blocker(form: ClassForm, reader, program: NativeProgram) -> Optional[str]:

@@ -64,7 +64,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     for call in program.initializers:
         finding.replace(call, lambda updated: initializers.native(updated, tf))
     _eager_edits(finding, program, tf, form)
-    _writer_edits(finding, program, tf)
+    _writer_edits(finding, program, tf, {id(step): ref(names[id(step)]) for step in program.steps})
     _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
     regularizers.edits(finding, program, layers, tf)
     _block_renames(ctx, finding, program)
@@ -202,11 +202,15 @@ def _block_renames(ctx, finding: Finding, program: NativeProgram) -> None:
         finding.replace(node, lambda updated, name=new[old]: updated.with_changes(value=name))
 
 
-def _writer_edits(finding: Finding, program: NativeProgram, tf: str) -> None:
+def _writer_edits(finding: Finding, program: NativeProgram, tf: str, steps: Dict[int, str]) -> None:
     """Summary writers: ``tf.summary.create_file_writer``; their add_summary and add_graph go
-    (the steps write their summaries themselves)."""
+    (the steps write their summaries themselves); one writing the graph alone writes the
+    graph of the step that trains (else the first; ``steps``: each step's reference)."""
     for stmt in program.writers:  # tf.summary.FileWriter(logdir): tf.summary.create_file_writer(logdir)
         finding.replace(stmt.body[0], summaries.writer_made(tf))
+    shown = next((s for s in program.steps if s.trainings), program.steps[0] if program.steps else None)
+    for stmt in program.graph_writes:
+        finding.replace(stmt, summaries.graph_written(stmt, steps[id(shown)], tf))
     for stmt in [*program.graph_adds, *(s for r in program.runs if r.written for s in r.written.adds)]:
         finding.remove(stmt)
     for run in program.runs:  # writer.add_summary(<run>, step): the run's step call, which writes
@@ -237,6 +241,16 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None) -
         # variables, a name scope left around an optimizer alone: their bodies
         finding.replace(stmt, lambda updated: cst.FlattenSentinel([updated.body.body[0].with_changes(
             leading_lines=[*updated.leading_lines, *updated.body.body[0].leading_lines]), *updated.body.body[1:]]))
+
+
+def _listed(stmt: cst.SimpleStatementLine, name: str) -> cst.CSTNode:
+    """What ``_unbound`` removes of ``stmt`` for ``name``: its value (the statement where it
+    binds ``name`` alone)."""
+    target, value = stmt.body[0].targets[0].target, stmt.body[0].value
+    if isinstance(target, cst.Name):
+        return stmt
+    at = next(i for i, e in enumerate(target.elements) if isinstance(e.value, cst.Name) and e.value.value == name)
+    return value.elements[at].value
 
 
 def _unbound(updated: cst.SimpleStatementLine, gone: Set[str]):
@@ -306,7 +320,8 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
                  *(o.call.func for o in program.optimizers if o.keras is not None),
                  *([program.saver.stmt] if program.saver else []), *(s.call for s in program.saves),
                  *(a[0] for a in program.assigns), *(item for stmt in program.reopened for item in stmt.items),
-                 *(w.body[0].value for w in program.writers), *program.graph_adds,
+                 *(w.body[0].value for w in program.writers), *program.graph_adds, *program.graph_writes,
+                 *(_listed(stmt, name) for stmt, name in program.collection_lists),
                  *(s for r in program.runs if r.written for s in r.written.adds),
                  *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
                  *(item for f in program.layer_functions for item in f.scopes),

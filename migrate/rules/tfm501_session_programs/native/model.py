@@ -226,6 +226,8 @@ class NativeProgram:
     unscoped: Tuple[cst.With, ...] = ()         # a name scope left around an optimizer alone: unwrapped
     writers: Tuple[cst.SimpleStatementLine, ...] = ()  # FileWriters: tf.summary.create_file_writer
     graph_adds: Tuple[cst.BaseStatement, ...] = ()     # writer.add_graph(sess.graph): goes
+    # tf.summary.FileWriter(logdir, sess.graph) alone: a step's graph written (tf.summary.graph)
+    graph_writes: Tuple[cst.SimpleStatementLine, ...] = ()
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
     regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
     regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'

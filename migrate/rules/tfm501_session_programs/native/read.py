@@ -100,7 +100,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     beside = session.beside_runs(reader, plan, stmts, session_at, module, call_name, kept)
     if isinstance(beside, Blocker):
         return beside
-    program = NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=tuple(reader.seeds),
+    program = NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=classes.seeds(form, reader, module),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
@@ -189,6 +189,7 @@ class _Reader:
         self.variable_collections: Dict[int, Tuple[str, ...]] = {}
         self.named_collections: Dict[str, List[str]] = {}
         self.collection_lists: List[Tuple[cst.BaseStatement, str]] = []
+        self.unread_collections = ""  # a collections= not read (why a get_variable is not native)
 
     def key(self, expr) -> Optional[str]:
         """The graph name an expression is (``x``; ``self.x`` in a class's program), else None."""

@@ -36,15 +36,18 @@ def beside_runs(reader, plan: Plan, stmts, session_at: int, module, call_name, s
     if isinstance(made, Blocker):
         return made
     writers, graph_adds = made
-    why = _writers_handled(plan, writers, graph_adds)
+    graph_writes = summaries.graph_writes(reader, stmts) if steps else ()
+    why = _writers_handled(plan, writers, (*graph_adds, *graph_writes))
     if why:
         return Blocker(why)
-    return dict(saver=saver, saves=saves, assigns=assigns, writers=writers, graph_adds=graph_adds)
+    return dict(saver=saver, saves=saves, assigns=assigns, writers=writers, graph_adds=graph_adds,
+                graph_writes=graph_writes)
 
 
 def _writers_handled(plan: Plan, writers, graph_adds) -> Optional[str]:
     """Every summary writer of the program, and every use of the session's graph, is one the
-    steps write with (``FileWriter(logdir, sess.graph)``, ``writer.add_graph(sess.graph)``)."""
+    steps write with (``FileWriter(logdir, sess.graph)``, ``writer.add_graph(sess.graph)``),
+    or writes a step's graph (a FileWriter of the graph alone)."""
     mine = {_binds(w)[0] for w in writers}
     if any(key not in mine for key, _, _ in plan.writers):
         return "a summary writer no run's summaries are written with"

@@ -44,6 +44,9 @@ def variable(reader, stmt, binds, value) -> Optional[str]:
         items = [(key, value)]
     if len(items) != len(getattr(value, "elements", items)) or not all(
             _is_variable(reader, v) or made_by_helper(reader, v) for _, v in items):
+        if reader.unread_collections:
+            return (f"the variable {key!r} is put in the collections {reader.unread_collections[:40]}, not a "
+                    "list here with the global variables (which TF1's initializer ran)")
         return f"the state {key!r} is not a tf.Variable or a literal of them"
     made = tuple((expr, _trainable(call, reader.call_name(call) in VARIABLES)) for expr, call in items)
     for expr, call in items:  # (tf.get_collection("eval_net_params") reads them in this order)
@@ -155,6 +158,7 @@ def _get_variable(reader, call: cst.Call) -> bool:
     if "collections" in args:
         keys = _collections(reader, args["collections"])
         if keys is None:
+            reader.unread_collections = code(args["collections"])
             return False
         reader.variable_collections[id(call)] = keys
     initializer = args.get("initializer")

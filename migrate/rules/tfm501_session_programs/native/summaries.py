@@ -180,6 +180,16 @@ def writers(reader, stmts, module: cst.Module, steps, more=()) -> Union[Tuple[Tu
     return tuple(made), tuple(graphs)
 
 
+def graph_writes(reader, stmts) -> Tuple[cst.SimpleStatementLine, ...]:
+    """``tf.summary.FileWriter("logs/", sess.graph)`` as a statement of its own (the writer
+    not kept; ``logdir`` and ``graph`` only): TF1 wrote the session's graph for TensorBoard
+    (``graph_written``)."""
+    return tuple(s for s in _statements(stmts) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                 and isinstance(s.body[0], cst.Expr) and reader.call_name(s.body[0].value) == WRITER
+                 and set(_arguments(s.body[0].value, ("logdir", "graph")) or {"?"}) <= {"logdir", "graph"}
+                 and "logdir" in (_arguments(s.body[0].value, ("logdir", "graph")) or {}))
+
+
 def _statements(stmts):
     for stmt in stmts:
         yield stmt
@@ -194,6 +204,20 @@ def writer_made(tf: str):
         logdir = next(a for a in updated.value.args if a.keyword is None or a.keyword.value == "logdir")
         return updated.with_changes(value=cst.Call(cst.parse_expression(f"{tf}.summary.create_file_writer"),
                                                    [cst.Arg(logdir.value)]))
+    return rewrite
+
+
+def graph_written(stmt: cst.SimpleStatementLine, step: str, tf: str):
+    """``tf.summary.FileWriter(logdir, sess.graph)`` -> ``with
+    tf.summary.create_file_writer(logdir).as_default(): tf.summary.graph(<the step's graph>)``:
+    TF2 has no session graph; the step that trains (else the first) is what TensorBoard
+    shows of the program."""
+    def rewrite(updated: cst.SimpleStatementLine) -> cst.With:
+        logdir = _arguments(updated.body[0].value, ("logdir", "graph"))["logdir"]
+        made = cst.parse_statement(
+            f"with {tf}.summary.create_file_writer({code(logdir)}).as_default():\n"
+            f"    {tf}.summary.graph({step}.get_concrete_function().graph)\n")
+        return made.with_changes(leading_lines=updated.leading_lines)
     return rewrite
 
 
