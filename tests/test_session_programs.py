@@ -867,7 +867,8 @@ def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_fro
     on ParameterServerStrategy, whose coordinator reschedules a lost worker's steps and
     stops on a lost parameter server. ``kept`` (graph code only the chief builds): the
     program keeps its TF1 cluster, its server is shims.cluster.Server, which stops the
-    chief after TFM_LOST_TASK_SECONDS. A second upgrade of either changes nothing."""
+    chief after TFM_LOST_TASK_SECONDS. A second upgrade of either changes nothing (the kept
+    one's says again why it stays in graph mode)."""
     (tmp_path / "cluster.py").write_text(LOST_PS if form == "converted" else LOST_PS_KEPT)
     migrate(tmp_path / "cluster.py", tmp_path / "out")
     source = tmp_path / "out" / "cluster.py"
@@ -876,8 +877,9 @@ def test_a_lost_parameter_server_stops_the_chief_with_a_checkpoint_to_resume_fro
     else:
         assert "shims.cluster.Server(" in source.read_text()
         assert "tf.compat.v1.train.StopAtStepHook" in source.read_text()
-    again = cli("upgrade", source, "--no-diff", "--no-cache")
-    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    again = cli("upgrade", source, "--no-diff", "--no-cache")  # (the kept program is said again: #59)
+    assert again.returncode == (0 if form == "converted" else 1) and "0 would change" in again.stderr, \
+        again.stdout + again.stderr
     log_dir = tmp_path / "logs"
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore", TFM_LOST_TASK_SECONDS="4")
     for key in ("TF_USE_LEGACY_KERAS", "TF2_BEHAVIOR"):
@@ -1062,3 +1064,37 @@ def test_sections_after_reset_default_graph_are_programs_of_their_own(tmp_path, 
     report = equivalent(tf1_python, tmp_path / "src" / "chapter.py", tmp_path / "out" / "chapter.py")
     printed = [line for stream in report["streams"].values() for line in stream["lines"]]
     assert sum(len(line["tf1"]) for line in printed) >= 16
+
+
+KEPT_PROGRAM = '''import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32)
+w = tf.Variable(0.5)
+loss = tf.reduce_mean(tf.square(x * w - 1.0))
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(3):
+        sess.run(train, {x: np.ones(4)})
+    test = np.arange(3.0)
+    print("TEST", sess.run(tf.reduce_sum(x * w) / test.shape[0], {x: test}))
+'''
+
+
+def test_a_program_kept_in_graph_mode_is_still_said_after_write(tmp_path):
+    """After --write, the reasons stay: `upgrade --check` over the migrated file (spelled
+    tf.compat.v1, graph mode switched on) changes nothing and says again which program
+    stays in TF1 graph mode and why (#59)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "kept.py").write_text(KEPT_PROGRAM)
+    first = migrate(src, tmp_path / "out")
+    assert "Session program kept in TF1 graph mode: a fetch that is not a graph name" in first.stdout, first.stdout
+    migrated = (tmp_path / "out" / "kept.py").read_text()
+    assert "tf.compat.v1.disable_eager_execution()" in migrated and "tf.compat.v1.Session()" in migrated, migrated
+    again = cli("upgrade", tmp_path / "out" / "kept.py", "--check", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    said = [line for line in again.stdout.splitlines() if "TFM501" in line]
+    assert len(said) == 1 and "kept in TF1 graph mode: a fetch that is not a graph name" in said[0] \
+        and "reads the Python value test" in said[0], again.stdout

@@ -21,12 +21,12 @@ from typing import List, Set
 import libcst as cst
 
 from migrate.codemod import needles
-from migrate.codemod.rule import Rule
+from migrate.codemod.rule import Finding, Rule
 
 from .convert import Converter
 from .detect import Detect
 from .evaluations import Evaluations
-from .graph_mode import GraphMode, _makes_default
+from .graph_mode import KEPT, SWITCHES, GraphMode, _makes_default
 from .handed import Handed
 from .names import Names
 from .objects import Objects
@@ -205,6 +205,13 @@ print(compute_loss(data).numpy())
         if not self._graphs and self._call_name(node) in PLACEHOLDERS:
             self._placeholders.append((node, tuple(self._functions)))
 
+    @classmethod
+    def applies(cls, text: str, memo=None) -> bool:
+        """TF1 code with a Session program, or migrated code (``tf.compat.v1`` spelling) that
+        switches graph mode on: its kept programs are said again (``report_only``)."""
+        return super().applies(text, memo) or (
+            any(s in text for s in SWITCHES) and needles.GRAPH_PROGRAM.search(text))
+
     def leave_Module(self, node: cst.Module) -> None:  # after the walk: every import is known
         before = list(self.ctx.findings)
         self._reused = None  # ids under `with tf.variable_scope(..., reuse=...)` (handed)
@@ -215,6 +222,15 @@ print(compute_loss(data).numpy())
                 self.ctx.findings[:] = before             # without it (its scripts stay too)
         finally:
             reset_collect_cache()  # it holds this file's nodes
+        if not needles.TF1_CODE.search(self.ctx.source):
+            self.report_only(before)
+
+    def report_only(self, before: list) -> None:
+        """Code already migrated (spelled ``tf.compat.v1``, graph mode switched on) is not
+        converted again (a second run changes nothing); its programs kept in graph mode are
+        said again, why included, so ``upgrade --check`` still lists what is left in TF1."""
+        kept = [f for f in self.ctx.findings[len(before):] if f.message.startswith(KEPT)]
+        self.ctx.findings[:] = before + [Finding(f.code, f.message, f.node) for f in kept]
 
     def _programs_of(self, node: cst.Module, excluded: Set[str]) -> bool:
         """Convert the module's programs, or keep them in graph mode; False when a class of

@@ -12,6 +12,11 @@ from migrate.codemod.shared import is_graph_switch, is_tf1_graph, uses_keras
 from .syntax import _collect, _ids
 
 
+KEPT = "Session program kept in TF1 graph mode"
+# a module switching graph mode on: after --write, its kept programs are said again (``report_only``)
+SWITCHES = ("disable_eager_execution(", "disable_v2_behavior(")
+
+
 class GraphMode:
     """Keeps unconvertible programs running in graph mode, and says what is left."""
 
@@ -22,11 +27,11 @@ class GraphMode:
         if not blocked:
             return
         text = self.ctx.source
-        explicit = any(s in text for s in ("disable_eager_execution(", "disable_v2_behavior("))
+        explicit = any(s in text for s in SWITCHES)
         switched: Set[int] = set()  # one switch per place: each function program gets its own,
         for stmt, why, block in blocked:  # as either may run without the other
             # what the user must do stays a finding after --write: report-only
-            self.report(stmt, f"Session program kept in TF1 graph mode: {why}; "
+            self.report(stmt, f"{KEPT}: {why}; "
                               "convert it by hand or restructure it for TFM501")
             if id(block[0]) in self._own_graph_sections:  # other sections of its block run eagerly
                 self._graph_mode_names(block, module)
