@@ -90,7 +90,9 @@ saver = tf.train.Saver()
 CASES = {"adam": (PROGRAM, "tf.train.AdamOptimizer(0.01)"),
          "momentum": (PROGRAM, "tf.train.MomentumOptimizer(0.05, 0.9)"),
          "layered-adam": (LAYERED, "tf.train.AdamOptimizer(0.02, beta1=0.8)"),
-         "layered-momentum": (LAYERED, "tf.train.MomentumOptimizer(0.1, 0.5)")}
+         "layered-momentum": (LAYERED, "tf.train.MomentumOptimizer(0.1, 0.5)"),
+         "rmsprop": (PROGRAM, "tf.train.RMSPropOptimizer(0.01)"),
+         "layered-rmsprop-centered": (LAYERED, "tf.train.RMSPropOptimizer(0.02, momentum=0.5, centered=True)")}
 
 
 def cli(*args):

@@ -6,7 +6,9 @@ saves against the object path the checkpoint keeps it at (``"layer1/W1": "W1"``)
 optimizer's slots included (Keras 3 keeps them by position: ``"layer1/W1/Adam":
 "optimizer/_variables/2"``). A target may end with a conversion: ``#scale=S`` (the value
 times S: Keras' momentum is -lr times TF1's accumulator) or ``#power=B`` (TF1's
-``beta1_power``, B to the power of the step count plus one, as the step count).
+``beta1_power``, B to the power of the step count plus one, as the step count). A target
+``#not-kept`` (no path) is TF1 state the program's optimizer does not keep because no later
+update reads it (RMSProp's momentum slot at momentum 0): it is left out, as it should be.
 
 The checkpoint written here has exactly those object paths, so the program's own
 ``checkpoint.restore(path)`` takes the weights, the optimizer's state and the step, and
@@ -26,6 +28,8 @@ from typing import Dict, List, Tuple
 from migrate.safeio import describe, read_regular, temp_prefix
 
 from .ckpt import OBJECT_GRAPH, CkptError, Side, _tf, _write
+
+NOT_KEPT = "not-kept"
 
 
 def program_entries(map_path: str, program: str) -> Dict[str, str]:
@@ -60,7 +64,8 @@ def convert_program(old: Side, out: str, entries: Dict[str, str]) -> List[str]:
             continue
         paths, conversion = _targets(key, entries)
         if not paths:
-            left_out.append(key)
+            if conversion != NOT_KEPT:
+                left_out.append(key)
             continue
         value = _converted(old.read(key), conversion, key)
         for path in paths:
@@ -80,7 +85,7 @@ def _targets(key: str, entries: Dict[str, str]) -> Tuple[List[str], str]:
     target = entries.get(key)
     if target is not None:
         path, _, conversion = target.partition("#")
-        return [path], conversion
+        return ([path] if path or conversion != NOT_KEPT else []), conversion
     prefixes = [p for p in entries if key.startswith(p + "/") and "#" not in entries[p]]
     if not prefixes:
         return [], ""

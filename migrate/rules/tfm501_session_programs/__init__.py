@@ -59,9 +59,9 @@ and whose body is the graph code its fetches need; a train op's step computes th
 under `tf.GradientTape` and applies the gradients of the variables `minimize` trained
 (`var_list`, `trainable=False` and `global_step` honoured) with the Keras optimizer
 measured equal to the TF1 one (GradientDescent -> `SGD`, Momentum -> `SGD(momentum=...)`,
-Adam -> `Adam(epsilon=1e-08)`, Adagrad, Adadelta; dense gradients), else with the TF1
-optimizer itself, the finding saying why (RMSProp's accumulator starts at 1 in TF1, sparse
-gradients, ...). `sess.run(...)` becomes the step's call, its results `.numpy()` as
+Adam -> `Adam(epsilon=1e-08)`, Adagrad, Adadelta, RMSProp -> `RMSprop(epsilon=1e-10)` with
+its mean square set to TF1's start, 1; dense gradients), else with the TF1 optimizer
+itself, the finding saying why (sparse gradients, Ftrl, ...). `sess.run(...)` becomes the step's call, its results `.numpy()` as
 `sess.run` gave them; `sess.run(W)` of a variable is `W.numpy()`. The graph code must be
 TensorFlow's or this module's own functions (read to the end): `get_variable` and scopes,
 other layers, summaries, savers, queues, collections, a class owning the session, code of

@@ -69,7 +69,7 @@ _same_randomness()
 
 state = {"covered": {}, "graphs": [], "saved": {}, "init": None, "final": {}, "runs": [], "first_run": None,
          "loaded": [], "unloaded": [], "init_names": [], "busy": False, "programs": [],
-         "sessions": [], "tf_version": None, "skipped": [], "order": []}
+         "sessions": [], "tf_version": None, "skipped": [], "order": [], "not_kept": []}
 
 
 def _merge_final(owner, values):
@@ -453,6 +453,21 @@ _SLOTS = {"Adam": (("_momentums", "Adam", 1.0), ("_velocities", "Adam_1", 1.0)),
           "SGD": (("momentums", "Momentum", None),)}
 
 
+def _slots_of(kind, optimizer):
+    """(attribute, TF1 slot, scale) of a Keras optimizer's state. TF1's RMSProp makes its mean
+    square, then its mean gradient where centered, then its momentum: RMSProp, RMSProp_1, ...;
+    with momentum 0 Keras keeps no momentum (TF1's held the last step's update, which no later
+    update reads): that slot is listed as not kept."""
+    if kind != "RMSprop":
+        return _SLOTS.get(kind, ())
+    centered = bool(getattr(optimizer, "centered", False))
+    out = [("_velocities", "RMSProp", 1.0)] + ([("_average_gradients", "RMSProp_1", 1.0)] if centered else [])
+    momentum = "RMSProp_2" if centered else "RMSProp_1"
+    if float(np.asarray(getattr(optimizer, "momentum", 0.0))):
+        return out + [("_momentums", momentum, 1.0)]
+    return out + [("_not_kept", momentum, 1.0)]
+
+
 def _tf1_optimizer_state(named, objects):
     """tf.compat.v1.train optimizers applied in the program's steps: their slots by TF1's
     names (<variable>/<slot> as TF1 named it; in eager the primary's own name was
@@ -499,12 +514,15 @@ def _native_optimizer_state():
         keys = [id(getattr(v, "value", v)) if id(getattr(v, "value", v)) in named else id(v) for v in tracked]
         graph = next((graph_of[k] for k in keys if k in graph_of), last)
         values = out.setdefault(id(graph), {})
-        for attr, slot, scale in _SLOTS.get(kind, ()):
+        for attr, slot, scale in _slots_of(kind, optimizer):
             if scale is None and not float(np.asarray(getattr(optimizer, "momentum", 0.0))):
                 continue  # tf_keras' SGD keeps momentums at 0 too: TF1's GradientDescent has none
-            for key, value in zip(keys, getattr(optimizer, attr, None) or []):
+            for key, value in zip(keys, keys if attr == "_not_kept" else getattr(optimizer, attr, None) or []):
                 name = named.get(key)
                 if name is None:
+                    continue
+                if attr == "_not_kept":
+                    state["not_kept"].append("%s/%s" % (name, slot))
                     continue
                 array = np.asarray(value.numpy())
                 if scale is None:  # Momentum: TF1 keeps the sum of gradients, Keras -lr times it
@@ -624,7 +642,7 @@ def _finish():
     if state["tf_version"] is None and "tensorflow" in sys.modules:
         state["tf_version"] = getattr(sys.modules["tensorflow"], "__version__", None)
     meta = {key: state[key] for key in ("init", "runs", "first_run", "loaded", "unloaded",
-                                        "init_names", "tf_version", "skipped")}
+                                        "init_names", "tf_version", "skipped", "not_kept")}
     meta["wall"] = time.time() - _t0
     meta["python"] = sys.version.split()[0]
     # as the program ran: `import shims` turns oneDNN off unless the environment said otherwise

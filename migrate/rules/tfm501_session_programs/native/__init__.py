@@ -6,6 +6,7 @@ of run a ``@tf.function`` step (``tf.GradientTape`` + ``apply_gradients`` where 
 the runs calls of the steps. A program the native form does not cover converts through
 ``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
 """
+from . import optimizers
 from .batchnorm import BATCH_NORM
 from .classes import ClassForm, kept_on_object
 from .emit import emit
@@ -22,8 +23,10 @@ def summary(program: NativeProgram) -> str:
     for optimizer in program.optimizers:
         short = optimizer.tf1_name.rsplit(".", 1)[-1]
         if optimizer.keras is not None:
+            started = " once its mean square is set to TF1's start, 1" \
+                if optimizers.started_at_one(optimizer.tf1_name, optimizer.keras) else ""
             parts.append(f"{short} -> tf.keras.optimizers.{optimizer.keras.split('(')[0]} "
-                         "(the same updates), in a tf.GradientTape step")
+                         f"(the same updates{started}), in a tf.GradientTape step")
         else:
             parts.append(f"tf.compat.v1.train.{short} kept, applied in a tf.GradientTape step: "
                          f"{optimizer.why_kept}")

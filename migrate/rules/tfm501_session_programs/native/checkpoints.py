@@ -25,6 +25,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of, source_identifiers, unused_name
 
+from . import optimizers
 from .model import Blocker, Layer, NativeProgram, Optimizer, Save, Saver
 from .syntax import GET_VARIABLE_PARAMS, _arguments, _bound, _imported, _names_read
 
@@ -36,7 +37,8 @@ STATE_READERS = ("tf.train.latest_checkpoint", "tf.train.get_checkpoint_state")
 # ``_variables`` list: iterations and the learning rate first), and how a value converts
 KERAS_SLOTS = {"tf.train.AdamOptimizer": ("Adam", ("", "_1")),
                "tf.train.MomentumOptimizer": ("Momentum", ("",)),
-               "tf.train.GradientDescentOptimizer": ("GradientDescent", ())}
+               "tf.train.GradientDescentOptimizer": ("GradientDescent", ()),
+               "tf.train.RMSPropOptimizer": ("RMSProp", ())}  # in blocks: see _rmsprop_layout
 
 
 def saver(reader, stmt, key: str, call: cst.Call) -> Optional[str]:
@@ -270,8 +272,7 @@ def _slots(program: NativeProgram, optimizer: Optimizer, path: str,
         else:
             return []
     slot, suffixes = made
-    args = _arguments(optimizer.call, ("learning_rate", "momentum", "use_locking", "name", "use_nesterov")
-                      if slot == "Momentum" else ("learning_rate", "beta1", "beta2", "epsilon"))
+    args = _arguments(optimizer.call, optimizers.KERAS_EQUAL[optimizer.tf1_name][0])
     if args is None:
         return []
     name = args.get("name")
@@ -279,6 +280,11 @@ def _slots(program: NativeProgram, optimizer: Optimizer, path: str,
         if not isinstance(name, cst.SimpleString):
             return []
         slot = name.evaluated_value
+    if made[0] == "RMSProp":  # Keras keeps each kind of state as a block over the variables
+        layout = _rmsprop_layout(args)
+        return [(f"{variable}/{slot}{suffix}", f"{path}/_variables/{2 + block * len(variables) + at}"
+                 if block is not None else "#not-kept")
+                for at, variable in enumerate(variables) for suffix, block in layout or ()]
     out = []
     for at, variable in enumerate(variables):
         for k, suffix in enumerate(suffixes):
@@ -296,6 +302,22 @@ def _slots(program: NativeProgram, optimizer: Optimizer, path: str,
         scope = trainings[0].scope
         out.append((f"{scope}/beta1_power" if scope else "beta1_power", f"{path}/_iterations#power={beta1!r}"))
     return out
+
+
+def _rmsprop_layout(args) -> Optional[List[Tuple[str, Optional[int]]]]:
+    """TF1's RMSProp slots (mean square, mean gradient where centered, momentum: RMSProp,
+    RMSProp_1, ...) -> Keras' blocks (velocities, momentums where momentum > 0, average
+    gradients where centered; at momentum 0 TF1's momentum slot holds the last update, which
+    no later one reads: None, not kept); None where the arguments are not literals."""
+    momentum = _number(args["momentum"]) if "momentum" in args else 0.0
+    centered = code(args["centered"]) if "centered" in args else "False"
+    if momentum is None or centered not in ("True", "False"):
+        return None
+    layout, centered = [("", 0)], centered == "True"
+    layout.append(("_2" if centered else "_1", len(layout) if momentum else None))
+    if centered:
+        layout.append(("_1", len([b for _, b in layout if b is not None])))
+    return layout
 
 
 def _no_bias(layer: Layer) -> bool:

@@ -91,9 +91,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         out += checkpoint_lines
         if out and at_module:
             out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
-        # the steps calling the layers a copy reads, traced: their variables exist from the start
-        traced = [cst.parse_statement(f"{ref(names[id(step)])}.get_concrete_function()\n")
-                  for step in copies.traced_first(program)]
+        traced = _traced(ctx, program, {id(step): ref(names[id(step)]) for step in program.steps}, made, tf,
+                         at_module)
         if method is not None:  # the steps are the class's methods, signatures given here if dynamic
             return out + method.signatures(program.steps, names, specs, tf) + traced
         return out + functions() + traced
@@ -107,6 +106,26 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor, tf)
+
+
+def _traced(ctx, program: NativeProgram, steps: Dict[int, str], made: Dict[int, str], tf: str,
+            at_module: bool) -> list:
+    """The steps traced where the program is made: those calling the layers a copy reads
+    (their variables exist from the start, as TF1's did once initialised), and those training
+    with a Keras optimizer whose state TF1 started elsewhere (Keras makes it in the trace; it
+    is set then)."""
+    first = list(copies.traced_first(program) or [])
+    started = [(o, optimizers.started_at_one(o.tf1_name, o.keras)) for o in program.optimizers]
+    started = [(o, attr) for o, attr in started if attr is not None]
+    for optimizer, _ in started:
+        step = next((s for s in program.steps if any(t.optimizer.stmt is optimizer.stmt for t in s.trainings)), None)
+        if step is not None and all(s is not step for s in first):
+            first.append(step)
+    out = [cst.parse_statement(f"{steps[id(step)]}.get_concrete_function()\n") for step in first]
+    out += [optimizers.set_as_tf1(made[id(o.stmt)], attr, fresh_name(ctx, "velocity"), tf) for o, attr in started]
+    if out and at_module:  # after the steps' definitions
+        out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
+    return out
 
 
 def _place(finding: Finding, stmts, session_at: int, program: NativeProgram, definitions: Callable, gone,

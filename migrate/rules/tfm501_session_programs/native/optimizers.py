@@ -35,11 +35,19 @@ KERAS_EQUAL: Dict[str, Tuple[Tuple[str, ...], str, Dict[str, str], Dict[str, str
         ("learning_rate", "rho", "epsilon", "use_locking", "name"), "Adadelta",
         {"learning_rate": "learning_rate", "rho": "rho", "epsilon": "epsilon"},
         {"learning_rate": "0.001", "epsilon": "1e-08"}),
+    "tf.train.RMSPropOptimizer": (
+        ("learning_rate", "decay", "momentum", "epsilon", "use_locking", "centered", "name"), "RMSprop",
+        {"learning_rate": "learning_rate", "decay": "rho", "momentum": "momentum", "epsilon": "epsilon",
+         "centered": "centered"},
+        {"epsilon": "1e-10"}),
 }
+# Keras optimizers whose state starts where TF1's did only when set after it is built: TF1's
+# RMSProp starts its mean square at 1, Keras' RMSprop at 0 (its ``_velocities``, in both
+# Keras generations); measured equal to TF 1.15 so set (plain, momentum, centered)
+STARTS_AT_ONE = {"RMSprop": "_velocities"}
 IGNORED = {"use_locking", "name"}  # no effect on the values (Keras names its own variables)
 
 KEPT = {
-    "tf.train.RMSPropOptimizer": "Keras' RMSprop starts its accumulator at 0, TF1's at 1",
     "tf.train.FtrlOptimizer": "its Keras form is not proven equal here",
     "tf.train.ProximalGradientDescentOptimizer": "Keras has no proximal optimizer",
     "tf.train.ProximalAdagradOptimizer": "Keras has no proximal optimizer",
@@ -82,3 +90,17 @@ def keras_form(tf1_name: str, call: cst.Call, sparse: bool) -> Tuple[Optional[st
             parts.append(f"{renamed[name]}={explicit[renamed[name]]}")
     parts += [f"{k}={v}" for k, v in explicit.items() if k not in renamed.values()]
     return f"{keras}({', '.join(parts)})", ""
+
+
+def started_at_one(tf1_name: str, keras: Optional[str]) -> Optional[str]:
+    """The Keras optimizer's state TF1 started at 1 (its attribute), or None."""
+    entry = KERAS_EQUAL.get(tf1_name)
+    return STARTS_AT_ONE.get(entry[1]) if keras is not None and entry is not None else None
+
+
+def set_as_tf1(name: str, attr: str, loop: str, tf: str) -> cst.BaseStatement:
+    """``for velocity in optimizer._velocities: velocity.assign(tf.ones_like(velocity))``
+    (after the step training with it was traced: Keras makes its state then)."""
+    return cst.parse_statement(
+        f"for {loop} in {name}.{attr}:  # TF1's RMSProp started its mean square at 1, Keras' at 0\n"
+        f"    {loop}.assign({tf}.ones_like({loop}))\n")
