@@ -6,7 +6,7 @@ of run a ``@tf.function`` step (``tf.GradientTape`` + ``apply_gradients`` where 
 the runs calls of the steps. A program the native form does not cover converts through
 ``shims.GraphProgram`` (``..convert``), and its finding says why it is not native.
 """
-from . import optimizers
+from . import optimizers, updates
 from .batchnorm import BATCH_NORM
 from .classes import ClassForm, kept_on_object
 from .emit import emit
@@ -42,6 +42,10 @@ def summary(program: NativeProgram) -> str:
     if any(layer.function == BATCH_NORM for layer in program.layers):
         parts.append("tf.layers.batch_normalization -> tf_keras' BatchNormalization (TF 1.15's, its moving "
                      "averages updated by the steps that ran UPDATE_OPS; the module declares Keras 2)")
+    if program.update_statements:
+        parts.append("variables updated by hand (tf.assign) are updated by the steps where the graph code "
+                     "did, W.assign(...)")
+        parts.append(updates.summary(program))
     if any(step.summaries for step in program.steps):
         parts.append("summaries written by the steps with tf.summary v2, TF1's tags kept")
-    return "; ".join(dict.fromkeys(parts))
+    return "; ".join(dict.fromkeys(p for p in parts if p))

@@ -22,7 +22,8 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _assigned_value
 from ..syntax import _ids, _key, _value
-from . import batchnorm, checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps, summaries
+from . import (batchnorm, checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps,
+               summaries, updates)
 from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
 from .layers import CALL_ARGS
@@ -254,6 +255,7 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None) -
         finding.replace(literal, _string_keys)
     for call in program.evaluated:
         finding.replace(call, lambda updated: _numpy(updated.args[0].value))
+    updates.edits(finding, program)
     for call, key, how, used in program.assigns:  # sess.run(v.assign(value)): v.assign(value)
         finding.replace(call, lambda updated, key=key, how=how, used=used: _assigned(updated, key, how, used))
     for stmt in (*program.reopened, *program.unscoped):  # a second session restoring the program's
@@ -530,8 +532,11 @@ def _each_numpy(call: cst.Call, kind: str) -> cst.BaseExpression:
 
 
 def _result(run: Run, call: cst.Call) -> cst.BaseExpression:
-    """The step's call, its results as ``sess.run`` gave them (numpy; a train op's None)."""
+    """The step's call, its results as ``sess.run`` gave them (numpy; a train op's None);
+    a run whose values go unread (with a train op or updates): the call."""
     count = run.trains.count(False)
+    if run.alone and any(run.trains):
+        return call
     if run.shape == "single":
         return _numpy(call) if count else call
     if run.shape == "dict":

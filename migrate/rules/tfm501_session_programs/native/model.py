@@ -162,6 +162,7 @@ class Run:
     unpacked: Optional[cst.Assign]    # ``_, c = sess.run([train_op, loss])``: the assignment
     feed_name: Optional[str] = None   # ``feed_dict=feed``: a dict bound once, keyed by placeholders
     written: Optional[Written] = None  # its summaries' add_summary
+    alone: bool = False               # a whole expression statement: its values go unread
 
 
 @dataclass(frozen=True)
@@ -240,3 +241,8 @@ class NativeProgram:
     # lists of collections only tf.get_variable read (``c_names = ["eval_net_params", ...]``):
     # (the statement binding one, the name), gone with them
     collection_lists: Tuple[Tuple[cst.BaseStatement, str], ...] = ()
+    # graph code updating variables by hand (``tf.assign(W, W - lr * d_W)``): W.assign(...)
+    updates: Tuple[cst.Call, ...] = ()
+    # the statements of such updates, what each binds (one whose name nothing reads: the updates
+    # alone) and a variable one of its updates assigns and another reads (TF1 raced them), or ""
+    update_statements: Tuple[Tuple[cst.BaseStatement, Tuple[str, ...], str], ...] = ()

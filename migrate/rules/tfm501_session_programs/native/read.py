@@ -26,11 +26,11 @@ from migrate.codemod.cstutil import code, nodes_of
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
 from . import (batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state,
-               summaries, traced)
+               summaries, traced, updates)
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
                     Summary, Training)
-from .runs import _contexts, _train_runs_merged, read_run
+from .runs import _contexts, _train_runs_merged, read_run, unread_values
 from .state import GET_VARIABLE, VARIABLES
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
@@ -78,13 +78,13 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                           for a in nodes_of(stmt, (cst.Assign,))
                           if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
     for call in plan.runs:
-        run = read_run(reader, call, steps, assigns.get(id(call)))
+        run = read_run(reader, call, steps, assigns.get(id(call)), id(call) in alone)
         if isinstance(run, Blocker):
             return run
         if run.step is None and run.shape == "dict":
             return Blocker("a dict of fetched variables")
-        if any(run.trains) and run.shape != "single" and run.unpacked is None and id(call) not in alone:
-            return Blocker("a list of fetches with a train op, read other than by unpacking it")
+        if (why := unread_values(reader, run, id(call) in alone)) is not None:
+            return Blocker(why)
         if run.step is not None and run.step.copies and id(call) not in alone:
             return Blocker("a run of variable copies whose values are read")
         runs.append(run)
@@ -105,7 +105,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
                          get_variables=tuple(dict.fromkeys(reader.get_variables)),
-                         steps=kept, runs=tuple(runs),
+                         steps=kept, runs=tuple(runs), updates=tuple(reader.updates), update_statements=tuple(reader.update_statements),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
                                                            for r in runs if r.feed_name)),
@@ -177,6 +177,10 @@ class _Reader:
         self.slotted: Set[str] = set()  # those TF1 gave optimizer slots too
         self.trained_from: Dict[str, int] = {}  # a train op -> how many variables were made before it
         self.copies: Dict[str, Copy] = {}  # variable copies (target networks)
+        self.updates: List[cst.Call] = []  # tf.assign(W, value) in graph code: W.assign(value)
+        self.update_keys: Set[str] = set()  # the names bound to them (run as train ops are)
+        # and what each binds, a variable one of them updates and another reads (a TF1 race)
+        self.update_statements: List[Tuple[cst.BaseStatement, Tuple[str, ...], str]] = []
         self.graph: List[cst.BaseStatement] = []  # the graph's statements
         self.regularization: List[RegularizationRead] = []  # reads of the layers' regularization losses
         self.regularizers: List[Tuple[cst.Call, str]] = []  # tf.contrib's regularizers: written as Keras'
@@ -297,6 +301,8 @@ class _Reader:
             return layers.collection(self, stmt, binds, value)
         if copies.is_copy(self, value):
             return copies.read(self, stmt, binds, value)
+        if updates.is_update(self, value):
+            return updates.read(self, stmt, binds, value)
         made = len(self.layers)
         why = layers.function_calls(self, value) or layers.graph_layers(self, value, binds) \
             or regularizers.losses_read(self, value)

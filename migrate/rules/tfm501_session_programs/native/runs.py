@@ -16,8 +16,9 @@ from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
 
 
-def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[Run, Blocker]:
-    """``sess.run(fetches, feed_dict)``, ``t.eval(feed_dict)`` or ``op.run(feed_dict)``."""
+def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bool = False) -> Union[Run, Blocker]:
+    """``sess.run(fetches, feed_dict)``, ``t.eval(feed_dict)`` or ``op.run(feed_dict)`` (``alone``:
+    a whole expression statement, its values unread)."""
     parts = _run_parts(call, reader.plan.session, reader.self_name)
     if isinstance(parts, str):
         return Blocker(parts)
@@ -25,7 +26,8 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     shape, items, keys = _fetch_items(fetched)
     if any(reader.key(i) in reader.copies for i in items):
         return _copy_run(reader, call, steps, shape, items, keys, feeds)
-    trains = tuple(reader.key(i) in reader.trainings for i in items)
+    # (a list of variable updates is run as a train op is: TF1's values of it are not returned)
+    trains = tuple(reader.key(i) in reader.trainings or reader.key(i) in reader.update_keys for i in items)
     summarized = tuple(reader.key(i) in reader.merged for i in items)
     if (any(trains) or any(summarized)) and shape == "dict":
         return Blocker("a dict of fetches with a train op or summaries")
@@ -44,33 +46,10 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     fed = _fed(reader, reader.named_feeds[feed_name] if feed_name else feeds)
     if isinstance(fed, Blocker):
         return fed
-    returns: List[Item] = []
-    reads: List[str] = []
-    trainings: List[Training] = []
-    written_summaries = []
-    for item, train in zip(items, trains):
-        key = reader.key(item)
-        if train and key in reader.merged:
-            written_summaries += [s for s in reader.merged[key] if s not in written_summaries]
-            reads.extend(n for s in reader.merged[key] for n in s.reads)
-            continue
-        if train:
-            trainings.append(reader.trainings[key])
-            reads.append(trainings[-1].loss)
-            continue
-        if key is not None:
-            if key not in reader.computed and key not in reader.state:
-                return Blocker(f"a fetch of {key!r}, which the native form cannot compute")
-            if key in reader.state and len(reader.state[key]) != 1:
-                return Blocker(f"a fetch of the state {key!r}")
-            returns.append(key)
-            reads.append(key)
-        else:
-            why = reader.forbidden(item)
-            if why:
-                return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
-            returns.append(item)
-            reads.extend(_names_read(item, reader.self_name))
+    fetched = _fetched(reader, items, trains)
+    if isinstance(fetched, Blocker):
+        return fetched
+    returns, reads, trainings, written_summaries, updated = fetched
     trained = [v for t in trainings for v in t.variables]
     if len(trained) != len({id(v) if not isinstance(v, str) else v for v in trained}):
         return Blocker("a run of train ops that update the same variables (TF1 raced them)")
@@ -89,10 +68,61 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign) -> Union[
     if missing:
         return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
     step = _step_of(steps, tuple(returns), tuple(trainings), params, tuple(computed), needed,
-                    tuple(written_summaries), written.writer if written is not None else None)
+                    tuple(written_summaries), written.writer if written is not None else None, updates=tuple(updated))
     return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
                assign if any(trains) and (shape != "single" or written is not None) else None, feed_name,
-               written)
+               written, alone)
+
+
+def _fetched(reader, items, trains):
+    """What a run's fetches are: (what the step returns, the graph names it reads, the train
+    ops, the summaries it writes, the variable updates it runs), or a Blocker."""
+    returns: List[Item] = []
+    reads: List[str] = []
+    updated: List[str] = []  # variable updates it runs
+    trainings: List[Training] = []
+    written_summaries = []
+    for item, train in zip(items, trains):
+        key = reader.key(item)
+        if train and key in reader.merged:
+            written_summaries += [s for s in reader.merged[key] if s not in written_summaries]
+            reads.extend(n for s in reader.merged[key] for n in s.reads)
+            continue
+        if train and key in reader.update_keys:
+            reads.append(key)
+            updated.append(key)
+            continue
+        if train:
+            trainings.append(reader.trainings[key])
+            reads.append(trainings[-1].loss)
+            continue
+        if key is not None:
+            if key not in reader.computed and key not in reader.state:
+                return Blocker(f"a fetch of {key!r}, which the native form cannot compute")
+            if key in reader.state and len(reader.state[key]) != 1:
+                return Blocker(f"a fetch of the state {key!r}")
+            returns.append(key)
+            reads.append(key)
+        else:
+            why = reader.forbidden(item)
+            if why:
+                return Blocker(f"a fetched expression uses {why}")  # (why ends its sentence)
+            returns.append(item)
+            reads.extend(_names_read(item, reader.self_name))
+    return returns, reads, trainings, written_summaries, updated
+
+
+def unread_values(reader, run: Run, alone: bool) -> Optional[str]:
+    """Why a run fetching train ops (or variable updates) is not native where their values
+    are read: TF1 gave None for a train op (a list of fetches read other than by unpacking
+    it), the new values for updates (a native step runs them as train ops, returning none)."""
+    if not any(run.trains) or alone or run.shape != "single" and run.unpacked is not None:
+        return None
+    updated = next((k for k, t in zip(map(reader.key, run.items), run.trains) if t and k in reader.update_keys), None)
+    if updated is not None:
+        return f"a run's values are read, those of {updated!r} among them: variable updates, whose new values " \
+               "TF1 gave (a native step runs them as a train op, returning none)"
+    return "a list of fetches with a train op, read other than by unpacking it" if run.shape != "single" else None
 
 
 def _copy_run(reader, call, steps, shape, items, keys, feeds) -> Union[Run, Blocker]:
@@ -105,15 +135,15 @@ def _copy_run(reader, call, steps, shape, items, keys, feeds) -> Union[Run, Bloc
 
 
 def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, needed, written, writer,
-             copies=()) -> Step:
-    """The step of runs that fetch, train, feed, write and copy the same: one per kind of run."""
+             copies=(), updates=()) -> Step:
+    """The step of runs that fetch, train, feed, write, copy and update the same: one per kind of run."""
     signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
                  tuple(t.key for t in trainings), params, tuple(s.tag for s in written), writer,
-                 tuple(c.key for c in copies))
+                 tuple(c.key for c in copies), updates)
     step = steps.get(signature)
     if step is None:
         taken = set(params) | set(needed) | {b for c in computed for b in c.binds}
-        name = copies[0].key.rpartition(".")[2] if copies else _step_name(returns, trainings, written)
+        name = copies[0].key.rpartition(".")[2] if copies else _step_name(returns, trainings, written, updates)
         step = steps[signature] = Step(name, params, returns, computed, trainings, written, writer,
                                        "step" if "step" not in taken else "summary_step", tuple(copies))
     return step
@@ -197,9 +227,12 @@ def _fetch_items(fetched):
     return "single", (fetched,), (None,)
 
 
-def _step_name(returns, trainings, written=()) -> str:
+def _step_name(returns, trainings, written=(), updates=()) -> str:
     if trainings:
         return "train_step"
+    if updates:  # ``update = W.assign(...)``: update; ``step = [tf.assign(...), ...]``: update_step
+        name = updates[0].rpartition(".")[2]
+        return name if name.startswith("update") else f"update_{name}"
     if written and not returns:
         return "write_summaries"
     names = [r.rpartition(".")[2] for r in returns if isinstance(r, str)]  # (``self.q``: q)

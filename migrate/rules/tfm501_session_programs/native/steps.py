@@ -34,12 +34,14 @@ def _moved(ctx, computed, tf: str, method: Optional[classes.Methods] = None) -> 
     (a class's reading the locals the object keeps as its attributes); those calling layers
     in a variable scope of the graph under ``with tf.name_scope(scope):`` (one block for
     consecutive ones)."""
+    # (each statement as the edits left it: one may now be several, each kept with its own)
+    pairs = [(c, s) for c in computed for s in _as_moved(ctx.facts, [c.stmt])]
     moved = [traced.noted(c, s.with_changes(leading_lines=[l for l in s.leading_lines if l.comment is not None]))
-             for c, s in zip(computed, _as_moved(ctx.facts, [c.stmt for c in computed]))]
+             for c, s in pairs]
     if method is not None:
-        moved = [classes.moved_reads(method.form, c.stmt, s) for c, s in zip(computed, moved)]
+        moved = [classes.moved_reads(method.form, c.stmt, s) for (c, _), s in zip(pairs, moved)]
     out: list = []
-    for scope, group in groupby(zip(computed, moved), key=lambda pair: pair[0].scope):
+    for scope, group in groupby(zip([c for c, _ in pairs], moved), key=lambda pair: pair[0].scope):
         stmts = [stmt for _, stmt in group]
         if not scope:
             out += stmts
