@@ -10,6 +10,8 @@ import textwrap
 import numpy as np
 import pytest
 
+import tfm_cli
+
 pytest.importorskip("tensorflow")
 import shims  # noqa: E402
 import tensorflow as tf  # noqa: E402
@@ -19,11 +21,8 @@ import tf1_oracle  # noqa: E402
 v1 = tf.compat.v1
 
 
-def cli(*args):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
-    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+def cli(*args, env=None):
+    return tfm_cli.run(*args, env={"TF_CPP_MIN_LOG_LEVEL": "3", **(env or {})}, default_keras=False, timeout=300)
 
 
 def net(x):
@@ -287,17 +286,14 @@ def test_ls_and_compare_are_readable_at_80_columns(tmp_path, tf1_python):
                                            "('only_in_old/bias', np.ones((2,), np.float32))]")
     new = tf1_oracle.save_variables(tmp_path / "new", f"[({long!r}, np.ones((3, 4), np.float32)), "
                                            "('only_in_new/kernel', np.ones((5, 5), np.float32))]")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="80")
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    listed = subprocess.run([exe, "ckpt", "ls", old], capture_output=True, text=True, env=env)
+    listed = cli("ckpt", "ls", old, env={"COLUMNS": "80"})
     assert listed.returncode == 0 and long in listed.stdout and "…" not in listed.stdout
     assert "(3, 4)" in listed.stdout
-    compared = subprocess.run([exe, "ckpt", "compare", old, new], capture_output=True, text=True, env=env)
+    compared = cli("ckpt", "compare", old, new, env={"COLUMNS": "80"})
     assert compared.returncode == 1 and "…" not in compared.stdout
     assert long in compared.stdout and "only_in_old/bias" in compared.stdout
     assert "(2,) float32" in compared.stdout and "(5, 5) float32" in compared.stdout
-    wide = subprocess.run([exe, "ckpt", "ls", old], capture_output=True, text=True,
-                          env=dict(env, COLUMNS="200"))
+    wide = cli("ckpt", "ls", old, env={"COLUMNS": "200"})
     assert "┃ name" in wide.stdout  # a table when it fits
 
 

@@ -8,31 +8,25 @@ import sys
 
 import pytest
 
+import tfm_cli
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TF1 = "import tensorflow as tf\n\nx = tf.to_float(3)\nsession = tf.Session()\n"  # fully fixable, runs on TF2
 LINT_BAD = "import tensorflow as tf\n\n\n@tf.function\ndef f(x):\n    print(x)\n    return x\n"
 
 
-def _command(args, cache=None, env=None):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
+def _env(cache=None, env=None):
     # without ``cache``: a fresh, empty cache of this call's own (nothing carried between calls)
-    environment = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(cache) if cache else tempfile.mkdtemp())
-    environment.update(env or {})
-    return [*command, *map(str, args)], environment
+    return {"TF_MIGRATE_CACHE_DIR": str(cache) if cache else tempfile.mkdtemp(), **(env or {})}
 
 
 def cli(*args, cwd=None, cache=None, env=None):
-    command, environment = _command(args, cache, env)
-    return subprocess.run(command, cwd=cwd, env=environment, capture_output=True, text=True,
-                          timeout=120)
+    return tfm_cli.run(*args, cwd=cwd, env=_env(cache, env), default_keras=False, timeout=120)
 
 
 def start_cli(*args, cache=None, env=None) -> subprocess.Popen:
     """The CLI started, not waited for (runs that overlap); read it with communicate()."""
-    command, environment = _command(args, cache, env)
-    return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return tfm_cli.start(*args, env=_env(cache, env), default_keras=False)
 
 
 @pytest.fixture
@@ -374,8 +368,7 @@ def test_verify_shows_which_run_is_going_on_a_terminal(tmp_path):
     if shutil.which("script") is None:
         pytest.skip("needs util-linux `script` for a pseudo-terminal")
     f = write(tmp_path / "f.py", "def f(x):\n    return x\n")
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    command = " ".join(map(shlex.quote, [exe, "verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32"]))
+    command = " ".join(map(shlex.quote, [*tfm_cli.COMMAND, "verify", f"{f}:f", f"{f}:f", "--input", "x:2:float32"]))
     done = subprocess.run(["script", "-qec", command, "/dev/null"], capture_output=True, text=True,
                           timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", COLUMNS="100"))
     assert "verify: the legacy (TF2 compat.v1 graph) run (started at 0 s)" in done.stdout

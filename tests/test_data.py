@@ -6,6 +6,8 @@ import sys
 
 import pytest
 
+import tfm_cli
+
 from migrate.codemod.tables import upgrade_tables
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,9 +72,8 @@ def test_every_name_a_rename_writes_exists_in_tf_2_21(tmp_path, keras):
     source = tmp_path / "uses.py"
     source.write_text("import tensorflow as tf\n\n\ndef uses():\n    return [\n"
                       + "".join(f"        {n},\n" for n in names) + "    ]\n")
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    done = subprocess.run([exe, "upgrade", source, "--outtree", tmp_path / "out", "--keras", keras,
-                           "--no-cache", "--exit-zero"], capture_output=True, text=True, timeout=600)
+    done = tfm_cli.run("upgrade", source, "--outtree", tmp_path / "out", "--keras", keras, "--no-cache",
+                       "--exit-zero", default_keras=False, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     migrated = tmp_path / "out" / "uses.py"
     listed = [n for n in ast.walk(ast.parse(migrated.read_text())) if isinstance(n, ast.List)][0].elts

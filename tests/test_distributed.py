@@ -16,10 +16,11 @@ import time
 import numpy as np
 import pytest
 
+import tfm_cli
+
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 # the cluster programs, TF1 as written (benchmarks/ray_train.py runs them on Ray Train too)
 CLUSTER = pathlib.Path(__file__).parent / "cluster"
 
@@ -36,10 +37,7 @@ def _free_port():
 def migrated(tmp_path_factory):
     root = tmp_path_factory.mktemp("multi_worker")
     (root / "trainer.py").write_text(PROGRAM)
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    done = subprocess.run([EXE, "upgrade", root / "trainer.py", "--outtree", root / "out", "--no-cache"],
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = tfm_cli.run("upgrade", root / "trainer.py", "--outtree", root / "out", "--no-cache", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     source = root / "out" / "trainer.py"
     assert "shims.estimator.Estimator" in source.read_text()
@@ -169,14 +167,13 @@ def sync_program(tmp_path_factory):
     """The synchronous program and its migration (a second upgrade changes nothing)."""
     root = tmp_path_factory.mktemp("sync_replicas")
     (root / "sync_replicas.py").write_text(SYNC_PROGRAM)
-    env = _env()
-    done = subprocess.run([EXE, "upgrade", root / "sync_replicas.py", "--outtree", root / "out", "--no-cache",
-                           "--format", "json"], capture_output=True, text=True, timeout=300, env=env)
+    quiet = {"TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONWARNINGS": "ignore", "TF_CONFIG": None, "TF2_BEHAVIOR": None}
+    done = tfm_cli.run("upgrade", root / "sync_replicas.py", "--outtree", root / "out", "--no-cache",
+                       "--format", "json", env=quiet, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "its cluster's workers run it on tf.distribute.MultiWorkerMirroredStrategy" in done.stdout
     source = root / "out" / "sync_replicas.py"
-    again = subprocess.run([EXE, "upgrade", source, "--no-diff", "--no-cache"], capture_output=True, text=True,
-                           timeout=300, env=env)
+    again = tfm_cli.run("upgrade", source, "--no-diff", "--no-cache", env=quiet, timeout=300)
     assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
     return root / "sync_replicas.py", source
 
@@ -353,10 +350,7 @@ def parameter_servers(tmp_path_factory):
     """The Estimator of a parameter-server cluster (no train_distribute), as written and migrated."""
     root = tmp_path_factory.mktemp("parameter_servers")
     (root / "trainer.py").write_text((CLUSTER / "estimator_parameter_servers.py").read_text())
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    done = subprocess.run([EXE, "upgrade", root / "trainer.py", "--outtree", root / "out", "--no-cache"],
-                          capture_output=True, text=True, timeout=300, env=env)
+    done = tfm_cli.run("upgrade", root / "trainer.py", "--outtree", root / "out", "--no-cache", timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return root / "trainer.py", root / "out" / "trainer.py"
 

@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+import tfm_cli
+
 from test_cli import cli, write
 
 SOURCE = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\n"
@@ -184,8 +186,7 @@ def test_ckpt_convert_failures_leave_nothing(tmp_path, tf1_model_dir, case):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    command = [os.path.join(os.path.dirname(sys.executable), "tf-migrate"), "ckpt", "convert",
-               str(tf1_model_dir / "model.ckpt-10"), str(target)]
+    command = [*tfm_cli.COMMAND, "ckpt", "convert", str(tf1_model_dir / "model.ckpt-10"), str(target)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=300,
                           preexec_fn=small_files if limit else None,
                           env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
@@ -394,8 +395,7 @@ def test_a_name_map_that_is_not_one_is_one_line_and_kept(tmp_path, make):
 def test_new_files_follow_the_umask(tmp_path):
     """tf-migrate-names.json was created 0644 under umask 077."""
     f = write(tmp_path / "m.py", "import tensorflow as tf\n\nx = tf.layers.dense(tf.ones([1, 2]), 3)\n")
-    out = subprocess.run(["sh", "-c", f'umask 077 && exec "$0" upgrade "$1" --write',
-                          os.path.join(os.path.dirname(sys.executable), "tf-migrate"), str(f)],
+    out = subprocess.run(["sh", "-c", 'umask 077 && exec "$0" upgrade "$1" --write', tfm_cli.EXE, str(f)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode in (0, 1), out.stderr
     names = tmp_path / "tf-migrate-names.json"
@@ -455,9 +455,8 @@ def test_a_killed_upgrade_loses_nothing_and_the_next_run_cleans_up(tmp_path):
     import signal
 
     files = [write(tmp_path / f"m{i:03d}.py", SOURCE.replace("x =", f"x{i} =")) for i in range(150)]
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
     env = dict(os.environ, TF_MIGRATE_CACHE_DIR=str(tmp_path / "cache"))
-    proc = subprocess.Popen([exe, "upgrade", str(tmp_path), "--write", "-j", "1"], env=env,
+    proc = subprocess.Popen([*tfm_cli.COMMAND, "upgrade", str(tmp_path), "--write", "-j", "1"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and all("compat" not in f.read_text() for f in files):

@@ -6,12 +6,11 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
-import numpy as np
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 
@@ -140,8 +139,7 @@ print("RESULT", json.dumps(result))
 
 
 def cli(*args, cwd=None):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd)
+    return tfm_cli.run(*args, cwd=cwd, default_keras=False, timeout=600)
 
 
 def python(code, env=None, timeout=600):

@@ -4,15 +4,12 @@ BatchNormalization called with ``training=`` in tf.function steps, equal to TF 1
 case: the fused kernel's Bessel-corrected moving variance); where a Keras layer would update
 its averages where TF1 did not, the program stays on GraphProgram and says why."""
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
 CONV_BN = '''"""A conv net with batch norm: is_training fed, UPDATE_OPS before minimize, evaluated in
 inference mode; the moving averages printed."""
@@ -48,9 +45,7 @@ with tf.Session() as sess:
 
 
 def cli(*args):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, env=env)
+    return tfm_cli.run(*args)
 
 
 def proven(legacy, migrated_path, tf1_python):

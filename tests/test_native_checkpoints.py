@@ -12,11 +12,11 @@ import sys
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
 # the session of both programs: restored from the folder's latest checkpoint, 10 steps, saved
 # every 5 at the global step (formatted twice: its feed dict's braces are doubled twice)
@@ -96,9 +96,7 @@ CASES = {"adam": (PROGRAM, "tf.train.AdamOptimizer(0.01)"),
 
 
 def cli(*args):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, env=env)
+    return tfm_cli.run(*args)
 
 
 def run_native(path, *args):

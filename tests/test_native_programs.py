@@ -8,17 +8,16 @@ import json
 import os
 import re
 import subprocess
-import sys
 import textwrap
 
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 TF1_LEFT = re.compile(r"Session|placeholder|feed_dict=|GraphProgram|program\.run|compat\.v1")
 
 PROGRAM = '''"""Two hidden layers of raw variables in dicts, trained with {optimizer}; losses, the
@@ -68,9 +67,7 @@ OPTIMIZERS = {
 
 
 def cli(*args):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, env=env)
+    return tfm_cli.run(*args)
 
 
 def code_only(text):

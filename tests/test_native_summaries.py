@@ -11,11 +11,11 @@ import sys
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 tf = pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
 HEAD = '''import sys
 
@@ -80,9 +80,7 @@ RACED = {"merged": {"layer/weights"}}
 
 
 def cli(*args):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, env=env)
+    return tfm_cli.run(*args)
 
 
 def events(folder):

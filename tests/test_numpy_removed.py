@@ -2,13 +2,13 @@
 run as written on TF 1.15's interpreter (numpy 1.18), computes what its migration computes
 on the numpy TF 2 runs on, which no longer has those names."""
 import json
-import os
 import subprocess
 import sys
 
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 LOADER = '''
 import json
@@ -31,9 +31,7 @@ print(json.dumps(load([[0, 51], [255, 102]], np.array([1.7, 2.2]))))
 
 
 def _upgrade(source):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    return subprocess.run([exe, "upgrade", str(source), "--write", "--no-cache"], capture_output=True,
-                          text=True, timeout=300)
+    return tfm_cli.run("upgrade", source, "--write", "--no-cache", default_keras=False, timeout=300)
 
 
 def _same_as_tf1(program, source, want):

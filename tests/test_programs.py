@@ -13,6 +13,7 @@ import tokenize
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 
@@ -67,8 +68,7 @@ def code_only(path):
 
 
 def cli(*args):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    return subprocess.run([exe, *map(str, args)], capture_output=True, text=True, timeout=600)
+    return tfm_cli.run(*args, default_keras=False, timeout=600)
 
 
 def test_there_are_program_samples():

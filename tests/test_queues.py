@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 tf = pytest.importorskip("tensorflow")
 import shims  # noqa: E402
@@ -198,9 +199,8 @@ def test_a_pipeline_in_a_program_kept_in_graph_mode_reads_what_tf1_read(tmp_path
 
     want = tf1_oracle.run(KEPT_IN_GRAPH_MODE)
     (tmp_path / "kept.py").write_text(KEPT_IN_GRAPH_MODE)
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    done = subprocess.run([exe, "upgrade", tmp_path / "kept.py", "--outtree", tmp_path / "out", "--no-cache"],
-                          capture_output=True, text=True, timeout=300)
+    done = tfm_cli.run("upgrade", tmp_path / "kept.py", "--outtree", tmp_path / "out", "--no-cache",
+                       default_keras=False, timeout=300)
     assert "TFM501 Session program kept in TF1 graph mode" in done.stdout, done.stdout
     migrated = (tmp_path / "out" / "kept.py").read_text()
     assert "shims.queues.batch(" in migrated and "disable_eager_execution()" in migrated

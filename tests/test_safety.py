@@ -14,7 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from test_cli import _command, cli, start_cli, write
+import tfm_cli
+from test_cli import _env, cli, start_cli, write
 
 # a TF1 module the upgrade rewrites (the placeholder is also said to need graph mode)
 TF1 = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32)\nsession = tf.Session()\n"
@@ -182,9 +183,9 @@ def test_a_temp_folder_that_fills_up_costs_nothing(tmp_path):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG, as ENOSPC would be, not a kill
         resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 10, 64 << 10))
 
-    command, environment = _command(("upgrade", tmp_path / "tree", "--write", "--no-cache", "-j", "1"))
-    out = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=300,
-                         preexec_fn=small_files)
+    out = subprocess.run([*tfm_cli.COMMAND, "upgrade", str(tmp_path / "tree"), "--write", "--no-cache", "-j", "1"],
+                         env=tfm_cli.environment(_env(), default_keras=False), capture_output=True, text=True,
+                         timeout=300, preexec_fn=small_files)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "cannot write to the temp folder" in out.stderr and "Traceback" not in out.stderr
     assert "300 changed" in out.stderr and "0 run errors" in out.stderr, out.stderr

@@ -4,10 +4,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
+
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 
@@ -17,10 +17,7 @@ NAMES = sorted(d for d in os.listdir(SAMPLES) if os.path.isfile(os.path.join(SAM
 
 
 def cli(*args, **env):
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    command = [exe] if os.path.exists(exe) else [sys.executable, "-m", "migrate"]
-    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True, timeout=900,
-                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", **env))
+    return tfm_cli.run(*args, env={"TF_CPP_MIN_LOG_LEVEL": "3", **env}, default_keras=False)
 
 
 def test_there_are_five_samples():

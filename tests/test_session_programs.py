@@ -15,18 +15,15 @@ import numpy as np
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
 
 def cli(*args, cwd=None):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900,
-                          cwd=cwd, env=env)
+    return tfm_cli.run(*args, cwd=cwd)
 
 
 def migrate(src, out):

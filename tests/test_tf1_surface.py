@@ -8,6 +8,7 @@ import sys
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 
@@ -68,9 +69,8 @@ def upgrade(tmp_path, name, source):
     """Write ``source`` as ``name``, migrate it into tmp_path/out: (original, migrated text)."""
     original = tmp_path / name
     original.write_text(source)
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    out = subprocess.run([exe, "upgrade", str(original), "--outtree", str(tmp_path / "out"), "--no-cache"],
-                         capture_output=True, text=True, timeout=300)
+    out = tfm_cli.run("upgrade", original, "--outtree", tmp_path / "out", "--no-cache", default_keras=False,
+                      timeout=300)
     assert out.returncode in (0, 1), out.stderr
     return original, (tmp_path / "out" / name).read_text()
 
@@ -262,9 +262,8 @@ def pipeline(x, dims):
 def test_unknown_contrib_and_unprovable_shapes_are_named_and_the_rest_migrates(tmp_path):
     path = tmp_path / "legacy.py"
     path.write_text(UNKNOWN)
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    out = subprocess.run([exe, "upgrade", str(path), "--diff", "--no-cache", "--format", "json"],
-                         capture_output=True, text=True, timeout=300)
+    out = tfm_cli.run("upgrade", path, "--diff", "--no-cache", "--format", "json", default_keras=False,
+                      timeout=300)
     findings = json.loads(out.stdout)["findings"]
     by_line = {}
     for f in findings:
@@ -272,8 +271,7 @@ def test_unknown_contrib_and_unprovable_shapes_are_named_and_the_rest_migrates(t
     assert any("StagingArea" in f["message"] and not f["fixable"] for f in by_line[6])
     assert any("LayerNormBasicLSTMCell" in f["message"] and not f["fixable"] for f in by_line[7])
     assert any(".value" in f["message"] and "dims[0]" in f["message"] for f in by_line[8])
-    changed = subprocess.run([exe, "upgrade", str(path), "--write", "--no-cache"],
-                             capture_output=True, text=True, timeout=300)
+    changed = tfm_cli.run("upgrade", path, "--write", "--no-cache", default_keras=False, timeout=300)
     assert changed.returncode in (0, 1), changed.stderr
     lines = path.read_text().splitlines()
     for line in UNKNOWN.splitlines()[5:8]:  # the unknown parts are left exactly as written
@@ -344,9 +342,8 @@ def test_a_second_run_changes_nothing(name, tmp_path):
     """Whole files, every rule: what tf-migrate wrote is TF2 to tf-migrate (a softmax_v2
     renamed on the first run used to get tf.stop_gradient on the second)."""
     _, migrated = upgrade(tmp_path, "legacy.py", globals()[name])
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    again = subprocess.run([exe, "upgrade", str(tmp_path / "out" / "legacy.py"), "--check", "--no-cache"],
-                           capture_output=True, text=True, timeout=300)
+    again = tfm_cli.run("upgrade", tmp_path / "out" / "legacy.py", "--check", "--no-cache", default_keras=False,
+                        timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     if name == "SOFTMAX_V2":
         assert migrated.count("tf.stop_gradient(labels)") == 1  # the TF1 function's meaning only
@@ -400,9 +397,7 @@ def test_private_modules_and_the_compat_estimator_import_still_import(tmp_path, 
     assert "from shims import estimator as tf_estimator" in migrated
     assert "is_sequence" not in migrated.replace("shims.contrib.framework.nest.is_sequence", "")
     assert "distribution_strategy_context" not in migrated and "tensorflow_estimator" not in migrated
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    lint = subprocess.run([exe, "upgrade", str(legacy), "--no-cache", "--no-diff"],
-                          capture_output=True, text=True, timeout=300)
+    lint = tfm_cli.run("upgrade", legacy, "--no-cache", "--no-diff", default_keras=False, timeout=300)
     assert "ServingInputReceiver is gone" in lint.stdout and "1 error" in lint.stderr, lint.stdout
     assert tf1_run(PRIVATE_RUN, legacy) == run(PRIVATE_RUN, tmp_path / "out" / "legacy.py")
 
@@ -449,14 +444,12 @@ def test_tensorflow_from_a_project_star_import_is_migrated(tmp_path, tf1_python)
     (project / "model" / "__init__.py").write_text("")
     (project / "model" / "layers.py").write_text(STAR_LAYERS)
     (project / "train.py").write_text(STAR_TRAIN)
-    exe = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
-    out = subprocess.run([exe, "upgrade", str(project), "--outtree", str(tmp_path / "out"), "--no-cache"],
-                         capture_output=True, text=True, timeout=300)
+    out = tfm_cli.run("upgrade", project, "--outtree", tmp_path / "out", "--no-cache", default_keras=False,
+                      timeout=300)
     assert out.returncode in (0, 1), out.stderr
     migrated = (tmp_path / "out" / "train.py").read_text()
     assert "import tensorflow as tf" in migrated and "Session" not in migrated, migrated
-    again = subprocess.run([exe, "upgrade", str(tmp_path / "out"), "--check", "--no-cache"],
-                           capture_output=True, text=True, timeout=300)
+    again = tfm_cli.run("upgrade", tmp_path / "out", "--check", "--no-cache", default_keras=False, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     want = tf1_oracle.run(STAR_RUN, project / "train.py", project / "model" / "layers.py")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")

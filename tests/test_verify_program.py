@@ -4,24 +4,20 @@ Output as tutorials print it, Estimator log lines, relative data paths, each tre
 imports, programs kept in graph mode, TF1's own non-determinism, the plot, errors."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 import tf1_oracle
+import tfm_cli
 
 pytest.importorskip("tensorflow")
 
-EXE = os.path.join(os.path.dirname(sys.executable), "tf-migrate")
 
 
 def cli(*args, cwd=None):
-    env = dict(os.environ)
-    env.pop("TF_USE_LEGACY_KERAS", None)
-    return subprocess.run([EXE, *map(str, args)], capture_output=True, text=True, timeout=900, cwd=cwd,
-                          env=env)
+    return tfm_cli.run(*args, cwd=cwd)
 
 
 def migrate(tree, out):
