@@ -133,7 +133,10 @@ class Objects:
             return False
         plan.returns = [f"self.{a}" for a in shape.attrs if f"self.{a}" in plan.graph_keys]
         first = min(plan.graph)
-        self._apply(stmts, first, plan, init)
+        finding = self._apply(stmts, first, plan, init)
+        if self.ctx.target.programs == "native":
+            finding.message += (f"; not written as native TF2 steps: {shape.cls.name.value}'s graph is run by "
+                                "the script's session (the native form covers a class that runs its own)")
         shape.program = plan.program.split(".", 1)[1]
         for stmt in [*stmts, *others]:
             self._programs |= _ids(stmt)
