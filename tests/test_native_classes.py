@@ -364,3 +364,112 @@ def test_collections_the_native_form_cannot_drop_keep_the_graph_program_form(tmp
     assert old in GET_VARIABLE_AGENT
     out = said(tmp_path, GET_VARIABLE_AGENT.replace(old, new, 1))
     assert "not written as native TF2 steps" in out and why in out, out
+
+
+HANDED = '''"""A policy-gradient actor and a critic handed the script's one session (the actor-critic
+tutorials' form): the actor ascends its objective (minimize(-exp_v)), its feed dict is bound
+in the method, the critic's next value is fed through a private attribute (self._v_next)."""
+import numpy as np
+import tensorflow as tf
+
+
+class Actor(object):
+    def __init__(self, sess, n_features, n_actions, lr=0.02):
+        self.sess = sess
+        self.s = tf.placeholder(tf.float32, [1, n_features])
+        self.a = tf.placeholder(tf.int32, None)
+        self.td = tf.placeholder(tf.float32, None)
+        with tf.variable_scope("Actor"):
+            h = tf.layers.dense(self.s, 6, tf.nn.relu, name="h",
+                                kernel_initializer=tf.random_normal_initializer(0., .3, seed=1))
+            self.probs = tf.nn.softmax(tf.layers.dense(h, n_actions, name="probs",
+                                                       kernel_initializer=tf.random_normal_initializer(0., .3, seed=2)))
+        self.exp_v = tf.reduce_mean(tf.log(self.probs[0, self.a]) * self.td)
+        self.train_op = tf.train.AdamOptimizer(lr).minimize(-self.exp_v)
+
+    def learn(self, s, a, td):
+        feed = {self.s: s[np.newaxis, :], self.a: a, self.td: td}
+        _, exp_v = self.sess.run([self.train_op, self.exp_v], feed)
+        return exp_v
+
+    def act(self, s):
+        return int(np.argmax(self.sess.run(self.probs, {self.s: s[np.newaxis, :]})))
+
+
+class Critic(object):
+    def __init__(self, sess, n_features, lr=0.05):
+        self.sess = sess
+        self.s = tf.placeholder(tf.float32, [1, n_features])
+        self._v_next = tf.placeholder(tf.float32, [1, 1])
+        self.r = tf.placeholder(tf.float32, None)
+        with tf.variable_scope("Critic"):
+            self.v = tf.layers.dense(self.s, 1, name="v",
+                                     kernel_initializer=tf.random_normal_initializer(0., .3, seed=3))
+        self.td = self.r + 0.9 * self._v_next - self.v
+        self.loss = tf.reduce_mean(tf.square(self.td))
+        self.optimizer = tf.train.GradientDescentOptimizer(lr).minimize(self.loss)
+
+    def learn(self, s, r, s_):
+        v_next = self.sess.run(self.v, {self.s: s_[np.newaxis, :]})
+        td, _ = self.sess.run([self.td, self.optimizer], {self.s: s[np.newaxis, :], self._v_next: v_next, self.r: r})
+        return td
+
+
+sess = tf.Session()
+actor = Actor(sess, 3, 2)
+critic = Critic(sess, 3)
+sess.run(tf.global_variables_initializer())
+rng = np.random.RandomState(4)
+for episode in range(3):
+    total = 0.0
+    s = rng.rand(3)
+    for t in range(12):
+        a = actor.act(s)
+        s_, r = rng.rand(3), float(a == int(s[0] > 0.5))
+        td = critic.learn(s, r, s_)
+        total += actor.learn(s, a, td)
+        s = s_
+    print("EPISODE", episode, total)
+sess.close()
+'''
+
+
+def test_classes_handed_the_scripts_session_are_native_and_equal_tf_1_15(tmp_path, tf1_python):
+    """#58: the classes take no session (their constructors and the script's calls drop it),
+    the script's session, initializer run and close() go; minimize(-exp_v) is the gradient of
+    -exp_v under the tape."""
+    legacy, migrated = upgraded(tmp_path, "handed", HANDED)
+    assert not set(TF1_LEFT.findall(code_only(migrated))) and "shims" not in migrated, migrated
+    for line in ("    def __init__(self, n_features, n_actions, lr=0.02):\n",
+                 "    def __init__(self, n_features, lr=0.05):\n",
+                 "actor = Actor(3, 2)\ncritic = Critic(3)\n",
+                 "            loss_1 = -exp_v\n",  # (the file's own names keep theirs: Critic's loss)
+                 "        gradients = tape.gradient(loss_1, variables)\n",
+                 '        feed = {"s": s[np.newaxis, :], "a": a, "td": td}\n',
+                 "    def train_step(self, s, v_next, r):\n"):
+        assert line in migrated, migrated
+    assert "sess" not in code_only(migrated), migrated
+    again = cli("upgrade", tmp_path / "out" / "handed.py", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    report = verified(legacy, tmp_path / "out" / "handed.py", tf1_python)
+    names = {v["name"] for v in report["variables"]}
+    assert {"Actor/h/kernel", "Critic/v/bias", "Actor/h/kernel/Adam_1", "beta1_power"} <= names, names
+
+
+@pytest.mark.parametrize("line, said_, written", [
+    # the session's graph written for TensorBoard: each object's training step's graph
+    ("tf.summary.FileWriter('logs', sess.graph).close()\n", "the Session handed to Actor, Critic goes",
+     "with tf.summary.create_file_writer('logs').as_default():\n"
+     "    tf.summary.graph(actor.train_step.get_concrete_function().graph)\n"
+     "    tf.summary.graph(critic.train_step.get_concrete_function().graph)\n"),
+    # read for more: the shared graph stays, and the classes say why they are not native
+    ("print(len(sess.graph.get_operations()))\n",
+     "not written as native TF2 steps: the script that hands it the session reads the session's graph", ""),
+])
+def test_the_handed_sessions_graph_written_or_read(line, said_, written, tmp_path):
+    source = HANDED.replace("sess.run(tf.global_variables_initializer())\n",
+                            "sess.run(tf.global_variables_initializer())\n" + line)
+    out = said(tmp_path, source)
+    assert said_ in out, out
+    done = cli("upgrade", tmp_path / "agent.py", "--diff", "--no-cache").stdout
+    assert all(f"+{text}" in done for text in written.splitlines()), done

@@ -243,6 +243,10 @@ print(compute_loss(data).numpy())
         # classes handed their script's session, converted with it (handed)
         self._handed_shapes: dict = {}
         self._handed_kept: Set[str] = set(excluded)  # such classes whose conversion was blocked
+        self._handed_native: Set[str] = set()  # such classes written natively (no session at all)
+        self._handed_steps: dict = {}  # and the step whose graph shows each (its training step)
+        self._handed_graph_read: Set[str] = set()  # such classes whose script reads its session's graph
+        self._handed_scoped: Set[str] = set()  # such classes made in a variable or name scope
         self._handed_excluded = excluded
         self._object_shapes: dict = {}
         self._handed_classes = self._handed_candidates(node, excluded)

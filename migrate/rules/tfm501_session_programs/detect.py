@@ -15,7 +15,7 @@ from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_
 from . import native
 from .built import rebound_after_build
 from .plan import Plan
-from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass,
+from .syntax import (CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass, _last_bare,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value, innermost_function)
 
 
@@ -285,6 +285,12 @@ class Detect:
                                 tuple(stmts[i] for i in plan.graph)) if plan.self_name else None
         form = native.kept_on_object(form, self._call_name) if form is not None else None
         model = native.read(stmts, session_at, plan, self._call_name, self.ctx.module, form, self.ctx.target.keras)
+        handed = self._handed_param_now if plan.handed else None
+        if handed is not None and not isinstance(model, native.Blocker) and (
+                handed.name in self._handed_graph_read or handed.name in self._handed_scoped):
+            model = native.Blocker("the script that hands it the session reads the session's graph"
+                                   if handed.name in self._handed_graph_read else
+                                   "its objects are made in variable scopes, which named their variables in TF1")
         if isinstance(model, native.Blocker):
             finding = self._apply(stmts, session_at, plan, owner)
             finding.message += f"; not written as native TF2 steps: {model.reason}"
@@ -293,6 +299,11 @@ class Detect:
         self._unseeded_note(stmts[session_at], [stmts[i] for i in plan.graph] + list(plan.hoisted))
         native.emit(self.ctx, finding, stmts, session_at, plan.session, model, self._statement_of,
                     isinstance(owner, cst.Module), form)
+        if handed is not None:  # it takes no session: its parameter goes (its script's constructions drop it)
+            self._handed_native.add(handed.name)
+            self._handed_steps[handed.name] = native.written_step(form, model)
+            finding.replace(form.init.params, lambda updated: updated.with_changes(
+                params=_last_bare([p for p in updated.params if p.name.value != handed.param])))
         return finding
 
     def _class(self, cls: cst.ClassDef) -> None:

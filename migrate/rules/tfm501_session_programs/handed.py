@@ -22,9 +22,9 @@ from typing import Dict, List, Optional, Set
 
 import libcst as cst
 
-from migrate.codemod.cstutil import nodes_of
+from migrate.codemod.cstutil import code, nodes_of
 
-from .syntax import (INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect,
+from .syntax import (GRAPH_SEEDS, INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect, _last_bare, _numpy,
                      _ids, _key, _value, assigned_values)
 
 # TensorFlow calls that make graph state: a script's fetch reading one is no eager value
@@ -62,6 +62,12 @@ class HandedScript:
     passed: List[cst.BaseExpression] = field(default_factory=list)        # handed to constructors
     evaluated: List[cst.Call] = field(default_factory=list)  # runs of eager values: shims.evaluated
     classes: List[str] = field(default_factory=list)
+    constructions: List[cst.Call] = field(default_factory=list)  # the calls handed the session
+    graph_read: bool = False  # the session's graph is read other than by graph writes (below)
+    # ``tf.summary.FileWriter(logdir, sess.graph)`` (``.close()``) standing alone, each object
+    # bound to a name where it is made: (the statement, logdir); the objects: (name, class)
+    graph_writes: List[tuple] = field(default_factory=list)
+    objects: List[tuple] = field(default_factory=list)
 
 
 class Handed:
@@ -90,6 +96,17 @@ class Handed:
                        for c in nodes_of(stmt, cst.Call)):
                     found |= _ids(body)
         self._reused = found
+        return found
+
+    def _scoped_constructions(self, module: cst.Module) -> Set[int]:
+        """The ids of what ``with tf.variable_scope(...)`` / ``tf.name_scope(...)`` blocks
+        hold: an object made there had its variables named by the scope in TF1; a native
+        object makes its layers when its steps are first traced, outside it (such a class
+        keeps its program)."""
+        found: Set[int] = set()
+        for block in nodes_of(module, cst.With):
+            if any(self._call_name(item.item) in ("tf.variable_scope", "tf.name_scope") for item in block.items):
+                found |= _ids(block.body)
         return found
 
     @staticmethod
@@ -135,6 +152,7 @@ class Handed:
         names = [n for n in nodes_of(module, cst.Name) if n.value in found]
         calls = {id(c.func): c for c in nodes_of(module, cst.Call) if isinstance(c.func, cst.Name)}
         reused = self._reused_scopes(module)
+        scoped = self._scoped_constructions(module)
         while found:
             passed: Set[int] = set()
             for body in bodies:
@@ -142,6 +160,11 @@ class Handed:
                     if self._session_stmt(stmt) is not None:
                         script = self._handed_script(body, at, found)
                         passed |= {id(n) for n in script.passed} if script else set()
+                        if script is not None and script.graph_read:  # (no native form has its graph)
+                            self._handed_graph_read.update(script.classes)
+                        if script is not None:
+                            self._handed_scoped.update(name for call, name in zip(script.constructions, script.classes)
+                                                       if id(call) in scoped)
             left = set(found) - {n.value for n in names if id(n) in calls}  # made here, or not known
             left |= {n.value for n in names if id(n) in reused and n.value in found}  # sharing variables
             for name in names:
@@ -178,16 +201,28 @@ class Handed:
                     and self._eager_fetch(call.args[0].value, rest):
                 script.evaluated.append(call)
                 handled.add(id(call.func.value))
+        writes = {id(s): logdir for s, logdir in _graph_writes(self, rest, session)}
         for node in rest:  # FileWriter(logdir, sess.graph): the shared graph's, as it stands
-            handled |= {id(a.value) for a in nodes_of(node, cst.Attribute)
-                        if a.attr.value == "graph" and _key(a.value, None) == session}
+            graph = {id(a.value) for a in nodes_of(node, cst.Attribute)
+                     if a.attr.value == "graph" and _key(a.value, None) == session}
+            handled |= graph
+            inner = [s for s in [node, *(b for block in nodes_of(node, cst.IndentedBlock) for b in block.body)]
+                     if id(s) in writes]
+            script.graph_writes += [(s, writes[id(s)]) for s in inner]
+            script.graph_read = script.graph_read or len(graph) > len(inner)
         for call in _collect(*rest).calls:
             handed = classes.get(call.func.value) if isinstance(call.func, cst.Name) else None
             arg = _handed_arg(call, handed) if handed is not None else None
             if arg is not None and _key(arg, None) == session:
                 script.passed.append(arg)
                 script.classes.append(handed.name)
+                script.constructions.append(call)
                 handled.add(id(arg))
+                bound = next((s for s in rest if isinstance(s, cst.SimpleStatementLine) and _value(s) is call
+                              and isinstance(s.body[0], cst.Assign) and isinstance(s.body[0].targets[0].target, cst.Name)), None)
+                script.objects.append((bound.body[0].targets[0].target.value if bound else None, handed.name))
+        if script.graph_writes and any(name is None for name, _ in script.objects):
+            script.graph_read = True  # (the graphs written are each object's step's: they need names)
         found = _collect(*rest)
         if not script.passed or found.binds & {session} or any(
                 k == session and id(n) not in handled for n, k in found.reads):
@@ -308,8 +343,20 @@ class Handed:
                 "TensorFlow on numpy (so the objects stay in graph mode with it)")
 
     def _apply_handed(self, script: HandedScript, stmts) -> None:
-        """The session becomes the objects' shared graph; its initializer runs and close() go."""
-        names = ", ".join(dict.fromkeys(script.classes))
+        """The session becomes the objects' shared graph; its initializer runs and close() go.
+        Classes written natively take no session: their constructions drop it, and where every
+        class it is handed to is, the session goes."""
+        native = [n for n in dict.fromkeys(script.classes) if n in self._handed_native]
+        for call, name in zip(script.constructions, script.classes):
+            if name in native:
+                finding = self.report(call, f"{name} is a native TF2 class, which takes no session: "
+                                            "the session goes from its construction")
+                finding.replace(call, lambda updated, at=_handed_position(call, self._handed_shapes[name]):
+                                updated.with_changes(args=_last_bare([a for i, a in enumerate(updated.args) if i != at])))
+        if len(native) == len(set(script.classes)):
+            self._apply_handed_native(script, stmts, ", ".join(native))
+            return
+        names = ", ".join(n for n in dict.fromkeys(script.classes) if n not in native)
         finding = self.report(script.session, f"the Session handed to {names} is the graph their "
                                               "programs share (shims.SharedGraph): TF1's variable "
                                               "names, each initialised when it is made")
@@ -325,6 +372,42 @@ class Handed:
             finding.replace(call, _as_evaluated)
         self._script_gone(finding, anchor, script.removed, stmts)
 
+    def _apply_handed_native(self, script: HandedScript, stmts, names: str) -> None:
+        """Every class the session is handed to is native: the session goes (a ``with``
+        block's body stays), TensorFlow it ran on numpy is computed eagerly, as numpy."""
+        finding = self.report(script.session, f"the Session handed to {names} goes: they are native "
+                                              "TF2 classes (their variables made when they are made)")
+        anchor = script.session
+        if isinstance(anchor, cst.With):
+            finding.replace(anchor, lambda updated: cst.FlattenSentinel(
+                [updated.body.body[0].with_changes(leading_lines=updated.leading_lines), *updated.body.body[1:]]))
+        else:
+            finding.remove(anchor)
+            following = next((s for s in stmts[stmts.index(anchor) + 1:] if s not in script.removed), None) \
+                if anchor in stmts else None
+            if following is not None:  # (the blank lines and comments above the session stay)
+                finding.replace(following, lambda updated: updated.with_changes(
+                    leading_lines=[*anchor.leading_lines, *updated.leading_lines]))
+        for call in script.evaluated:
+            finding.replace(call, lambda updated: _numpy(updated.args[0].value))
+        for stmt, logdir in script.graph_writes:  # TF2 has no session graph: each object's training step's
+            graphs = "".join(f"    tf.summary.graph({obj}.{self._handed_steps[name]}.get_concrete_function().graph)\n"
+                             for obj, name in script.objects)
+            made = cst.parse_statement(f"with tf.summary.create_file_writer({code(logdir)}).as_default():\n{graphs}")
+            finding.replace(stmt, lambda updated, made=made: made.with_changes(leading_lines=updated.leading_lines))
+        seeds = [s for s in self.ctx.module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
+                 and self._call_name(_value(s)) in GRAPH_SEEDS]
+        for stmt in seeds:  # the module's tf.set_random_seed(2): the global seed, TF2's function
+            finding.replace(_value(stmt).func, cst.parse_expression("tf.random.set_seed"))
+        self._script_gone(finding, anchor, script.removed, stmts,
+                          [*(s for s, _ in script.graph_writes), *(_value(s).func for s in seeds)])
+
+
+def _handed_position(call: cst.Call, handed: HandedClass) -> int:
+    """The index among ``call``'s arguments of the one handing the session."""
+    arg = _handed_arg(call, handed)
+    return next(i for i, a in enumerate(call.args) if a.value is arg)
+
 
 def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpression]:
     """The argument a construction gives the session parameter, else None."""
@@ -335,3 +418,24 @@ def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpress
                 or arg.keyword is not None and arg.keyword.value == handed.param:
             return arg.value
     return None
+
+
+def _graph_writes(rule, stmts, session: str) -> List[tuple]:
+    """``tf.summary.FileWriter(logdir, sess.graph)`` (``.close()`` after it) as a statement of
+    its own, at any depth of ``stmts``: (the statement, logdir)."""
+    out = []
+    for stmt in [s for node in stmts for s in [node, *(b for block in nodes_of(node, cst.IndentedBlock)
+                                                     for b in block.body)]]:
+        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+            continue
+        call = stmt.body[0].value
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "close" \
+                and not call.args:
+            call = call.func.value
+        if not (isinstance(call, cst.Call) and rule._call_name(call) == "tf.summary.FileWriter" and len(call.args) == 2
+                and all(a.keyword is None for a in call.args)):
+            continue
+        graph = call.args[1].value
+        if isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and _key(graph.value, None) == session:
+            out.append((stmt, call.args[0].value))
+    return out

@@ -366,6 +366,18 @@ def _fresh_container(value) -> bool:
         value.func.value in ("list", "dict", "set", "OrderedDict", "defaultdict")
 
 
+def _last_bare(items: list) -> list:
+    """Parameters or arguments with one taken out: the last without a comma of its own."""
+    return [*items[:-1], items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)] if items else items
+
+
+def _numpy(expr: cst.BaseExpression) -> cst.Call:
+    """``expr.numpy()``, in parentheses where ``expr`` needs them."""
+    if not isinstance(expr, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) and not expr.lpar:
+        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    return cst.Call(cst.Attribute(expr, cst.Name("numpy")))
+
+
 def _as_evaluated(updated: cst.Call) -> cst.Call:
     """``sess.run(tf.argmax(labels, 1))`` -> ``shims.evaluated(tf.argmax(labels, 1))``:
     TensorFlow on Python values, computed eagerly where it stands, as numpy."""

@@ -190,8 +190,16 @@ def _scoped_powers(old: dict, new: dict) -> dict:
     ``minimize`` (``train/beta1_power``, ``train/eval_net/e1/kernel/Adam``), where TF1's run
     has exactly one such name for each."""
     renamed = dict(new)
-    for name in [n for n in new if _OPTIMIZER_STATE.fullmatch(n) and n not in old]:
-        scoped = [o for o in old if o.endswith("/" + name) and o not in new]
+    for power in ("beta1_power", "beta2_power"):  # several Adams, each under its own scope: in order of making
+        pattern = re.compile(re.escape(power) + r"(_(\d+))?")
+        made = sorted((n for n in new if pattern.fullmatch(n) and n not in old),
+                      key=lambda n: int(pattern.fullmatch(n).group(2) or 0))
+        scoped = [o for o in old if "/" in o and pattern.fullmatch(o.rsplit("/", 1)[1]) and o not in new]
+        if len(made) > 1 and len(made) == len(scoped):
+            for name, tf1_name in zip(made, scoped):
+                renamed[tf1_name] = renamed.pop(name)
+    for name in [n for n in renamed if _OPTIMIZER_STATE.fullmatch(n) and n not in old]:
+        scoped = [o for o in old if o.endswith("/" + name) and o not in renamed]
         if len(scoped) == 1:
             renamed[scoped[0]] = renamed.pop(name)
     return renamed

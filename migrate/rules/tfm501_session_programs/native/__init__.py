@@ -8,12 +8,20 @@ the runs calls of the steps. A program the native form does not cover converts t
 """
 from . import optimizers, updates
 from .batchnorm import BATCH_NORM
-from .classes import ClassForm, kept_on_object
+from .classes import ClassForm, kept_on_object, method_names
 from .emit import emit
 from .model import Blocker, NativeProgram
 from .read import read
 
-__all__ = ["Blocker", "ClassForm", "NativeProgram", "emit", "kept_on_object", "read", "summary"]
+__all__ = ["Blocker", "ClassForm", "NativeProgram", "emit", "kept_on_object", "read", "summary", "written_step"]
+
+
+def written_step(form: ClassForm, program: NativeProgram) -> str:
+    """The method name of a class program's step TensorBoard shows of it: the one that
+    trains, else the first."""
+    names = method_names(form, program)
+    step = next((s for s in program.steps if s.trainings), program.steps[0])
+    return names[id(step)]
 
 
 def summary(program: NativeProgram) -> str:

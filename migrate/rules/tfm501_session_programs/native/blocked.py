@@ -36,7 +36,7 @@ def planned(plan, of_class: bool) -> Optional[str]:
     for owned, why in ((plan.monitored or plan.scaffold is not None, "a monitored session"),
                        (plan.supervisor is not None, "a tf.train.Supervisor"),
                        (plan.workers is not None, "a program on a TF1 cluster"),
-                       (plan.handed or plan.anchorless, "the session is handed in")):
+                       (plan.anchorless or plan.handed and not of_class, "the session is handed in")):
         if owned:
             return why
     return next((why for field, why in PLAN_BLOCKERS if why and getattr(plan, field)), None)

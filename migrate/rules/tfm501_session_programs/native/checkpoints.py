@@ -260,8 +260,8 @@ def _slots(program: NativeProgram, optimizer: Optimizer, path: str,
     """The Keras 3 optimizer's variables, from TF1's slots (one training, its variables named)."""
     trainings = [t for s in program.steps for t in s.trainings if t.optimizer.stmt is optimizer.stmt]
     made = KERAS_SLOTS.get(optimizer.tf1_name)
-    if optimizer.keras is None or made is None or not trainings:
-        return []
+    if optimizer.keras is None or made is None or not trainings or "{" in trainings[0].scope:
+        return []  # (a scope named when the program runs: TF1's names are not known here)
     variables: List[str] = []
     for variable in trainings[0].variables:
         if isinstance(variable, Layer):

@@ -225,11 +225,34 @@ def blocker(form: ClassForm, reader, program: NativeProgram) -> Optional[str]:
     return None
 
 
+def method_names(form: ClassForm, program: NativeProgram) -> Dict[int, str]:
+    """Each step's method name (``train_step``), unless the class keeps a method or an
+    attribute of that name (then ``train_step_1``, ...); the graph's attributes go."""
+    gone = {key.split(".", 1)[1] for key in removed_keys(program, "")} \
+        | {c.key.rpartition(".")[2] for step in program.steps for c in step.copies}
+    taken = {s.name.value for s in form.cls.body.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))} \
+        | {a.attr.value for a in nodes_of(form.cls, (cst.Attribute,))
+           if isinstance(a.value, cst.Name) and a.value.value == form.self_name and a.attr.value not in gone}
+    return {id(step): _unique(step.name, taken) for step in program.steps}
+
+
+def _unique(base: str, taken: Set[str]) -> str:
+    """``base``, else ``base_1``, ``base_2``, ... (the one chosen is taken then)."""
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    taken.add(name)
+    return name
+
+
 def removed_keys(program: NativeProgram, session: str) -> Set[str]:
     """The object's attributes that held graph values: gone with the graph."""
     keys = {session, *(key for key, _ in program.placeholders)}
     keys |= {b for step in program.steps for c in step.computed for b in c.binds}
-    keys |= {t.key for step in program.steps for t in step.trainings}
+    # (a train op made inline with its optimizer under a name naming one, ``self.optimizer =
+    # tf.train.AdamOptimizer(lr).minimize(cost)``, names the Keras optimizer now: it stays)
+    keys |= {t.key for step in program.steps for t in step.trainings
+             if not (t.optimizer.stmt is t.stmt and "optim" in t.key.lower())}
     keys |= {b for c in (program.forward.computed if program.forward else ()) for b in c.binds}
     return {k for k in keys if k.startswith("self.")}
 
@@ -244,12 +267,8 @@ def local_names(form: ClassForm, program: NativeProgram, session: str) -> Dict[s
         taken |= {n.value for n in nodes_of(method, (cst.Name,)) if id(n) not in skip}
     out: Dict[str, str] = {}
     for key in sorted(removed_keys(program, session)):
-        base = key.split(".", 1)[1]
-        name, n = base, 1
-        while name in taken:
-            name, n = f"{base}_{n}", n + 1
-        taken.add(name)
-        out[key] = name
+        # (no leading underscore: tf.function renames such a parameter, and a call by keyword fails)
+        out[key] = _unique(key.split(".", 1)[1].lstrip("_") or "value", taken)
     return out
 
 

@@ -21,9 +21,9 @@ from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _assigned_value
-from ..syntax import _ids, _key, _value
-from . import (batchnorm, checkpoints, classes, copies, initializers, optimizers, regularizers, state, steps,
-               summaries, updates)
+from ..syntax import _ids, _key, _numpy, _value
+from . import (batchnorm, checkpoints, classes, initializers, optimizers, regularizers, state, steps, summaries,
+               updates)
 from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
 from .layers import CALL_ARGS
@@ -35,7 +35,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     ``form``: the class whose ``__init__`` holds it, its steps methods of the class)."""
     anchor = stmts[session_at]
     tf = code(ctx.tf(finding, ""))
-    names = _step_names(ctx, program)
+    names = _step_names(ctx, program, form)
     ref = form.ref if form is not None else (lambda name: name)
     method = classes.Methods(form, classes.local_names(form, program, session), classes.module_names(ctx.module)) \
         if form is not None else None
@@ -64,7 +64,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _removals(finding, program, stmts, statement_of)
     for call in program.initializers:
         finding.replace(call, lambda updated: initializers.native(updated, tf))
-    _eager_edits(finding, program, tf, form)
+    _eager_edits(finding, program, tf, form, param)
     _writer_edits(finding, program, tf, {id(step): ref(names[id(step)]) for step in program.steps})
     _layer_function_edits(ctx, finding, program, layers, made_layers, tf)
     regularizers.edits(finding, program, layers, tf)
@@ -72,7 +72,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     for run in program.runs:
         _run_edit(finding, run, ref(names[id(run.step)]) if run.step is not None else "", session,
                   captured, form, param)
-    local = _local_names(ctx, ("tape", "variables", "gradients"))
+    local = _local_names(ctx, ("tape", "variables", "gradients", "loss"))
     specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
@@ -92,8 +92,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         out += checkpoint_lines
         if out and at_module:
             out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
-        traced = _traced(ctx, program, {id(step): ref(names[id(step)]) for step in program.steps}, made, tf,
-                         at_module)
+        traced = steps.traced_steps(ctx, program, {id(step): ref(names[id(step)]) for step in program.steps}, made,
+                                    tf, at_module)
         if method is not None:  # the steps are the class's methods, signatures given here if dynamic
             return out + method.signatures(program.steps, names, specs, tf) + traced
         return out + functions() + traced
@@ -107,26 +107,6 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor, tf)
-
-
-def _traced(ctx, program: NativeProgram, steps: Dict[int, str], made: Dict[int, str], tf: str,
-            at_module: bool) -> list:
-    """The steps traced where the program is made: those calling the layers a copy reads
-    (their variables exist from the start, as TF1's did once initialised), and those training
-    with a Keras optimizer whose state TF1 started elsewhere (Keras makes it in the trace; it
-    is set then)."""
-    first = list(copies.traced_first(program) or [])
-    started = [(o, optimizers.started_at_one(o.tf1_name, o.keras)) for o in program.optimizers]
-    started = [(o, attr) for o, attr in started if attr is not None]
-    for optimizer, _ in started:
-        step = next((s for s in program.steps if any(t.optimizer.stmt is optimizer.stmt for t in s.trainings)), None)
-        if step is not None and all(s is not step for s in first):
-            first.append(step)
-    out = [cst.parse_statement(f"{steps[id(step)]}.get_concrete_function()\n") for step in first]
-    out += [optimizers.set_as_tf1(made[id(o.stmt)], attr, fresh_name(ctx, "velocity"), tf) for o, attr in started]
-    if out and at_module:  # after the steps' definitions
-        out[0] = out[0].with_changes(leading_lines=_blank_lines([]))
-    return out
 
 
 def _place(finding: Finding, stmts, session_at: int, program: NativeProgram, definitions: Callable, gone,
@@ -238,7 +218,7 @@ def _writer_edits(finding: Finding, program: NativeProgram, tf: str, steps: Dict
             finding.replace(run.written.inline, lambda updated: updated.args[0].value)
 
 
-def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None) -> None:
+def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None, param: Callable = str) -> None:
     """What runs eagerly where it was: ``tf.get_variable`` as ``tf.Variable`` (their lists of
     collections gone; a class's kept on the object), feed dicts keyed by strings, TensorFlow
     on Python values (``sess.run(tf.argmax(y, 1))``), a variable assigned a Python value, a
@@ -252,7 +232,7 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None) -
     if form is not None:
         classes.kept_edits(finding, form)
     for literal in program.feed_literals:  # fed as keyword arguments: `train_step(**feed_dict)`
-        finding.replace(literal, _string_keys)
+        finding.replace(literal, lambda updated: _string_keys(updated, lambda key: param(_key(key, form and form.self_name))))
     for call in program.evaluated:
         finding.replace(call, lambda updated: _numpy(updated.args[0].value))
     updates.edits(finding, program)
@@ -300,11 +280,13 @@ def _unbound(updated: cst.SimpleStatementLine, gone: Set[str]):
     return updated.with_changes(body=[assign])
 
 
-def _step_names(ctx, program: NativeProgram) -> Dict[int, str]:
+def _step_names(ctx, program: NativeProgram, form=None) -> Dict[int, str]:
     """Each step's name: ``train_step`` even where the TF1 train op was called so (the
     tutorials' ``train_step = optimizer.minimize(loss)``), when every use of that name is
     this program's and goes with the edit (the train op's statement, the runs of it); else
-    a name the file does not use."""
+    a name the file does not use (a class's: one its own methods and attributes do not)."""
+    if form is not None:
+        return classes.method_names(form, program)
     wanted = {step.name for step in program.steps}
     gone = [*program.dropped, *(t.stmt for s in program.steps for t in s.trainings), *(r.call for r in program.runs)]
     uses = [n for n in nodes_of(ctx.module, (cst.Name,)) if n.value in wanted]
@@ -396,9 +378,10 @@ def _assigned(updated: cst.Call, key: str, how: str, used: bool) -> cst.BaseExpr
     return _numpy(call) if used else call
 
 
-def _string_keys(updated: cst.Dict) -> cst.Dict:
-    """``{x: a, y: b}`` -> ``{"x": a, "y": b}``: the step's keyword arguments."""
-    return updated.with_changes(elements=[e.with_changes(key=cst.SimpleString(f'"{e.key.value}"'))
+def _string_keys(updated: cst.Dict, name: Callable) -> cst.Dict:
+    """``{x: a, y: b}`` -> ``{"x": a, "y": b}``: the step's keyword arguments (a class's
+    ``{self.s: s}``: its parameter's name, ``{"s": s}``)."""
+    return updated.with_changes(elements=[e.with_changes(key=cst.SimpleString(f'"{name(e.key)}"'))
                                           for e in updated.elements])
 
 
@@ -516,13 +499,6 @@ def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpre
 
 
 _EQUAL = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
-
-
-def _numpy(expr: cst.BaseExpression) -> cst.Call:
-    """``expr.numpy()``, in parentheses where ``expr`` needs them."""
-    if not isinstance(expr, (cst.Name, cst.Call, cst.Attribute, cst.Subscript)) and not expr.lpar:
-        expr = expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-    return cst.Call(cst.Attribute(expr, cst.Name("numpy")))
 
 
 def _each_numpy(call: cst.Call, kind: str) -> cst.BaseExpression:

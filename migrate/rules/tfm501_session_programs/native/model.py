@@ -95,6 +95,7 @@ class Training:
     variables: Tuple[Union[str, "Layer"], ...]
     global_step: Optional[str]        # a state variable minimize increments
     scope: str = ""                   # the name scopes minimize ran in (TF1's ``train/beta1_power``)
+    negated: bool = False             # ``minimize(-loss)``: the gradients of ``-loss``
 
 
 @dataclass(frozen=True)

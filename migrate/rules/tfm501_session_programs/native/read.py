@@ -74,9 +74,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     steps: Dict[tuple, Step] = {}
     reader.blocks = [list(stmts)]
     assigns, alone = _contexts([*stmts[session_at:], *plan.methods])  # (the runs are all after it)
-    reader.named_feeds = {a.targets[0].target.value: a.value for stmt in stmts
-                          for a in nodes_of(stmt, (cst.Assign,))
-                          if id(a.value) in plan.feed_dicts and isinstance(a.targets[0].target, cst.Name)}
+    reader.named_feeds = session.named_feeds([*stmts, *plan.methods], plan.feed_dicts)
     for call in plan.runs:
         run = read_run(reader, call, steps, assigns.get(id(call)), id(call) in alone)
         if isinstance(run, Blocker):
@@ -350,10 +348,10 @@ class _Reader:
                 isinstance(item.asname.name, cst.Name) and item.asname.name.value not in self.module_reads)
             if name not in SCOPES or named or len(item.item.args) != 1 \
                     or item.item.args[0].keyword is not None \
-                    or not isinstance(item.item.args[0].value, cst.SimpleString):
+                    or not isinstance(item.item.args[0].value, cst.SimpleString) and not self.run_time_scope(item):
                 return f"graph code in a block ({first!r})"
             if name != "tf.device":
-                scope = item.item.args[0].value.evaluated_value
+                scope = _scope_name(item.item.args[0].value)
                 path = "/".join((*self.name_scopes, scope))  # (``eval_net/l1`` and ``target_net/l1`` differ)
                 if path in self.scopes:  # TF1 named the second one scope_1 (or reused it)
                     return f"two scopes named {path!r}"
@@ -363,8 +361,9 @@ class _Reader:
         body = block.body.body
         if not all(isinstance(inner, (cst.SimpleStatementLine, cst.With)) for inner in body):  # (scopes in scopes)
             return f"graph code in a block ({first!r})"
-        opened = [(self.call_name(item.item), item.item.args[0].value.evaluated_value) for item in block.items
+        opened = [(self.call_name(item.item), _scope_name(item.item.args[0].value)) for item in block.items
                   if self.call_name(item.item) != "tf.device"]
+        made = len(self.layers)
         self.name_scopes += [scope for _, scope in opened]
         self.variable_scope_names += [scope for kind, scope in opened if kind == "tf.variable_scope"]
         try:
@@ -376,11 +375,24 @@ class _Reader:
             del self.name_scopes[len(self.name_scopes) - len(opened):]
             del self.variable_scope_names[len(self.variable_scope_names)
                                           - sum(kind == "tf.variable_scope" for kind, _ in opened):]
+        if len(self.layers) > made and any(scope.startswith("{") for _, scope in opened):
+            return f"layers in a scope named when the program runs ({first!r})"
         if all(inner in self.dropped for inner in body):
             self.dropped.append(block)
         elif all(inner in self.dropped or inner in self.optimizer_stmts() for inner in body):
             self.unscoped.append(block)  # the optimizer alone stays: it names no variable now
         return None
+
+    def run_time_scope(self, item: cst.WithItem) -> bool:
+        """``tf.variable_scope(self.name)``: a scope named by a value of the object or module
+        (not a graph value), once, where the variables are made: TF2's name scope names them
+        as TF1's did, but their TF1 names are not known here (no checkpoint name map)."""
+        value = item.item.args[0].value
+        if self.call_name(item.item) == "tf.device" or any(
+                n in self.computed or n in self.placeholders or n in self.state for n in _names_read(value, self.self_name)):
+            return False
+        self.names_unsure = True
+        return True
 
     def optimizer_stmts(self) -> List[cst.BaseStatement]:
         return [o.stmt for o in (*self.optimizers.values(), *(t.optimizer for t in self.trainings.values()))]
@@ -443,8 +455,12 @@ class _Reader:
         args = optimizers.arguments(call, ("loss", "global_step", "var_list", "gate_gradients",
                                            "aggregation_method", "colocate_gradients_with_ops",
                                            "name", "grad_loss"))
+        loss_expr = args.get("loss") if args is not None else None
+        negated = isinstance(loss_expr, cst.UnaryOperation) and isinstance(loss_expr.operator, cst.Minus)
+        if negated:  # `minimize(-self.exp_v)`: a policy gradient's ascent
+            args["loss"] = loss_expr.expression
         if args is None or self.key(args.get("loss")) not in self.computed:
-            return "minimize() of something other than a graph name"
+            return "minimize() of something other than a graph name (or its negation)"
         extra = set(args) - {"loss", "global_step", "var_list", "name", "colocate_gradients_with_ops"}
         if extra:
             return f"minimize()'s {sorted(extra)[0]}"
@@ -471,7 +487,8 @@ class _Reader:
         self.losses.add(loss)
         self.trained_from[binds[0]] = len(self.variables)
         self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
-                                            self.key(step) if step is not None else None, "/".join(self.name_scopes))
+                                            self.key(step) if step is not None else None, "/".join(self.name_scopes),
+                                            negated)
         if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
             self.dropped.append(stmt)
         return None
@@ -530,3 +547,8 @@ class _Reader:
                         or call.args[0].keyword is not None and call.args[0].keyword.value != "params"):
                     return True
         return False
+
+
+def _scope_name(value: cst.BaseExpression) -> str:
+    """A scope's name: the string, or ``{expression}`` for one named when the program runs."""
+    return value.evaluated_value if isinstance(value, cst.SimpleString) else "{" + code(value) + "}"

@@ -122,7 +122,9 @@ def unread_values(reader, run: Run, alone: bool) -> Optional[str]:
     if updated is not None:
         return f"a run's values are read, those of {updated!r} among them: variable updates, whose new values " \
                "TF1 gave (a native step runs them as a train op, returning none)"
-    return "a list of fetches with a train op, read other than by unpacking it" if run.shape != "single" else None
+    if run.shape == "single" or run.trains.count(False) == 1:  # (a list as TF1 gave it: None for the train op)
+        return None
+    return "a list of fetches with train ops and several values, read other than by unpacking it"
 
 
 def _copy_run(reader, call, steps, shape, items, keys, feeds) -> Union[Run, Blocker]:

@@ -90,3 +90,15 @@ def _first_binds(block, first: cst.Name) -> bool:
     return any(isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
                and isinstance(stmt.body[0], cst.Assign) and any(t.target is first for t in stmt.body[0].targets)
                for statements in lists for stmt in statements)
+
+
+def named_feeds(stmts, feed_dicts) -> dict:
+    """Feed dicts bound to a name once (``feed_dict = {X: batch_xs, ...}``, in the program's
+    block or a method of its class): name -> the dict; a name bound to two is left out."""
+    found: dict = {}
+    for stmt in stmts:
+        for assign in nodes_of(stmt, (cst.Assign,)):
+            target = assign.targets[0].target
+            if id(assign.value) in feed_dicts and isinstance(target, cst.Name):
+                found.setdefault(target.value, []).append(assign.value)
+    return {name: values[0] for name, values in found.items() if len(values) == 1}

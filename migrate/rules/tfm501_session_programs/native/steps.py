@@ -11,12 +11,12 @@ from typing import Dict, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import code, fresh_name
 
 from ..convert import _as_moved
 from ..syntax import _value
-from . import classes, summaries, traced
-from .model import Forward, Step
+from . import classes, copies, optimizers, summaries, traced
+from .model import Forward, NativeProgram, Step
 
 
 def _variables(variable, layers: Dict[int, str]) -> str:
@@ -87,6 +87,26 @@ def _summaries(ctx, step: Step, tf: str) -> list:
     return [summaries.block(step.summaries, step.writer, step.step_param, tf, moved)]
 
 
+def traced_steps(ctx, program: NativeProgram, steps: Dict[int, str], made: Dict[int, str], tf: str,
+            at_module: bool) -> list:
+    """The steps traced where the program is made: those calling the layers a copy reads
+    (their variables exist from the start, as TF1's did once initialised), and those training
+    with a Keras optimizer whose state TF1 started elsewhere (Keras makes it in the trace; it
+    is set then)."""
+    first = list(copies.traced_first(program) or [])
+    started = [(o, optimizers.started_at_one(o.tf1_name, o.keras)) for o in program.optimizers]
+    started = [(o, attr) for o, attr in started if attr is not None]
+    for optimizer, _ in started:
+        step = next((s for s in program.steps if any(t.optimizer.stmt is optimizer.stmt for t in s.trainings)), None)
+        if step is not None and all(s is not step for s in first):
+            first.append(step)
+    out = [cst.parse_statement(f"{steps[id(step)]}.get_concrete_function()\n") for step in first]
+    out += [optimizers.set_as_tf1(made[id(o.stmt)], attr, fresh_name(ctx, "velocity"), tf) for o, attr in started]
+    if out and at_module:  # after the steps' definitions
+        out[0] = out[0].with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()])
+    return out
+
+
 def forward_function(ctx, made: Forward, name: str, tf: str, method: Optional[classes.Methods] = None) -> cst.FunctionDef:
     """``def forward(X, keep_prob): <the shared statements> return hypothesis`` (a class's
     method: ``def forward(self, s)``)."""
@@ -110,6 +130,9 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
     if step.trainings:
         tape = local["tape"]
         persistent = ", persistent=True" if len(step.trainings) > 1 else ""
+        losses = [local["loss"] + (f"_{at}" if at else "") if t.negated else t.loss for at, t in enumerate(step.trainings)]
+        # `minimize(-exp_v)`: negated under the tape, as TF1's graph did
+        body += [cst.parse_statement(f"{loss} = -{t.loss}\n") for loss, t in zip(losses, step.trainings) if t.negated]
         body = [cst.parse_statement(f"with {tf}.GradientTape({persistent[2:]}) as {tape}:\n    pass\n")
                 .with_changes(body=cst.IndentedBlock(body or [cst.SimpleStatementLine([cst.Pass()])]))]
         # every gradient from the values before any update (TF1 ran the train ops of one run
@@ -120,7 +143,7 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
             variables, gradients = local["variables"] + suffix, local["gradients"] + suffix
             optimizer = made[id(training.optimizer.stmt)]
             lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
-                      f"{gradients} = {tape}.gradient({training.loss}, {variables})\n"]
+                      f"{gradients} = {tape}.gradient({losses[at]}, {variables})\n"]
             updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
                         *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
         body += [cst.parse_statement(line) for line in lines]
