@@ -456,6 +456,24 @@ def test_classes_handed_the_scripts_session_are_native_and_equal_tf_1_15(tmp_pat
     assert {"Actor/h/kernel", "Critic/v/bias", "Actor/h/kernel/Adam_1", "beta1_power"} <= names, names
 
 
+def test_the_handed_native_edits_use_the_files_own_tensorflow_name(tmp_path):
+    """Written natively under ``import tensorflow as T``: the graph writes (given by keyword)
+    and the module's seed are ``T.summary`` / ``T.random.set_seed``, not a ``tf`` the file
+    never bound."""
+    source = HANDED.replace("import tensorflow as tf\n", "import tensorflow as T\n").replace("tf.", "T.")
+    source = source.replace("import numpy as np\n", "import numpy as np\n", 1).replace(
+        "\n\nclass Actor", "\nT.set_random_seed(2)\n\n\nclass Actor", 1).replace(
+        "sess.run(T.global_variables_initializer())\n",
+        "sess.run(T.global_variables_initializer())\nT.summary.FileWriter(logdir='logs', graph=sess.graph)\n")
+    out = said(tmp_path, source)
+    assert "the Session handed to Actor, Critic goes" in out, out
+    done = cli("upgrade", tmp_path / "agent.py", "--diff", "--no-cache").stdout
+    for text in ("+T.random.set_seed(2)", "+with T.summary.create_file_writer('logs').as_default():",
+                 "+    T.summary.graph(actor.train_step.get_concrete_function().graph)"):
+        assert text in done, done
+    assert "+tf." not in done and "import tensorflow as tf" not in done, done
+
+
 @pytest.mark.parametrize("line, said_, written", [
     # the session's graph written for TensorBoard: each object's training step's graph
     ("tf.summary.FileWriter('logs', sess.graph).close()\n", "the Session handed to Actor, Critic goes",

@@ -9,7 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code, nodes_of, walk
+from migrate.codemod.cstutil import nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from . import native

@@ -24,6 +24,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
+from .native import summaries
 from .syntax import (GRAPH_SEEDS, INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect, _last_bare, _numpy,
                      _ids, _key, _value, assigned_values)
 
@@ -66,7 +67,7 @@ class HandedScript:
     graph_read: bool = False  # the session's graph is read other than by graph writes (below)
     # ``tf.summary.FileWriter(logdir, sess.graph)`` (``.close()``) standing alone, each object
     # bound to a name where it is made: (the statement, logdir); the objects: (name, class)
-    graph_writes: List[tuple] = field(default_factory=list)
+    graph_writes: List[cst.SimpleStatementLine] = field(default_factory=list)
     objects: List[tuple] = field(default_factory=list)
 
 
@@ -201,14 +202,14 @@ class Handed:
                     and self._eager_fetch(call.args[0].value, rest):
                 script.evaluated.append(call)
                 handled.add(id(call.func.value))
-        writes = {id(s): logdir for s, logdir in _graph_writes(self, rest, session)}
+        writes = {id(s) for s in summaries.graph_writes(self._call_name, rest, session)}
         for node in rest:  # FileWriter(logdir, sess.graph): the shared graph's, as it stands
             graph = {id(a.value) for a in nodes_of(node, cst.Attribute)
                      if a.attr.value == "graph" and _key(a.value, None) == session}
             handled |= graph
             inner = [s for s in [node, *(b for block in nodes_of(node, cst.IndentedBlock) for b in block.body)]
                      if id(s) in writes]
-            script.graph_writes += [(s, writes[id(s)]) for s in inner]
+            script.graph_writes += inner
             script.graph_read = script.graph_read or len(graph) > len(inner)
         for call in _collect(*rest).calls:
             handed = classes.get(call.func.value) if isinstance(call.func, cst.Name) else None
@@ -390,17 +391,16 @@ class Handed:
                     leading_lines=[*anchor.leading_lines, *updated.leading_lines]))
         for call in script.evaluated:
             finding.replace(call, lambda updated: _numpy(updated.args[0].value))
-        for stmt, logdir in script.graph_writes:  # TF2 has no session graph: each object's training step's
-            graphs = "".join(f"    tf.summary.graph({obj}.{self._handed_steps[name]}.get_concrete_function().graph)\n"
-                             for obj, name in script.objects)
-            made = cst.parse_statement(f"with tf.summary.create_file_writer({code(logdir)}).as_default():\n{graphs}")
-            finding.replace(stmt, lambda updated, made=made: made.with_changes(leading_lines=updated.leading_lines))
+        tf = code(self.ctx.tf(finding, ""))
+        steps = [f"{obj}.{self._handed_steps[name]}" for obj, name in script.objects]
+        for stmt in script.graph_writes:  # TF2 has no session graph: each object's training step's
+            finding.replace(stmt, summaries.graph_written(stmt, steps, tf))
         seeds = [s for s in self.ctx.module.body if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
                  and self._call_name(_value(s)) in GRAPH_SEEDS]
         for stmt in seeds:  # the module's tf.set_random_seed(2): the global seed, TF2's function
-            finding.replace(_value(stmt).func, cst.parse_expression("tf.random.set_seed"))
+            finding.replace(_value(stmt).func, cst.parse_expression(f"{tf}.random.set_seed"))
         self._script_gone(finding, anchor, script.removed, stmts,
-                          [*(s for s, _ in script.graph_writes), *(_value(s).func for s in seeds)])
+                          [*script.graph_writes, *(_value(s).func for s in seeds)])
 
 
 def _handed_position(call: cst.Call, handed: HandedClass) -> int:
@@ -418,24 +418,3 @@ def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpress
                 or arg.keyword is not None and arg.keyword.value == handed.param:
             return arg.value
     return None
-
-
-def _graph_writes(rule, stmts, session: str) -> List[tuple]:
-    """``tf.summary.FileWriter(logdir, sess.graph)`` (``.close()`` after it) as a statement of
-    its own, at any depth of ``stmts``: (the statement, logdir)."""
-    out = []
-    for stmt in [s for node in stmts for s in [node, *(b for block in nodes_of(node, cst.IndentedBlock)
-                                                     for b in block.body)]]:
-        if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
-            continue
-        call = stmt.body[0].value
-        if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "close" \
-                and not call.args:
-            call = call.func.value
-        if not (isinstance(call, cst.Call) and rule._call_name(call) == "tf.summary.FileWriter" and len(call.args) == 2
-                and all(a.keyword is None for a in call.args)):
-            continue
-        graph = call.args[1].value
-        if isinstance(graph, cst.Attribute) and graph.attr.value == "graph" and _key(graph.value, None) == session:
-            out.append((stmt, call.args[0].value))
-    return out

@@ -210,7 +210,7 @@ def _writer_edits(finding: Finding, program: NativeProgram, tf: str, steps: Dict
         finding.replace(stmt.body[0], summaries.writer_made(tf))
     shown = next((s for s in program.steps if s.trainings), program.steps[0] if program.steps else None)
     for stmt in program.graph_writes:
-        finding.replace(stmt, summaries.graph_written(stmt, steps[id(shown)], tf))
+        finding.replace(stmt, summaries.graph_written(stmt, [steps[id(shown)]], tf))
     for stmt in [*program.graph_adds, *(s for r in program.runs if r.written for s in r.written.adds)]:
         finding.remove(stmt)
     for run in program.runs:  # writer.add_summary(<run>, step): the run's step call, which writes

@@ -36,7 +36,7 @@ def beside_runs(reader, plan: Plan, stmts, session_at: int, module, call_name, s
     if isinstance(made, Blocker):
         return made
     writers, graph_adds = made
-    graph_writes = summaries.graph_writes(reader, stmts) if steps else ()
+    graph_writes = summaries.graph_writes(reader.call_name, stmts) if steps else ()
     why = _writers_handled(plan, writers, (*graph_adds, *graph_writes))
     if why:
         return Blocker(why)

@@ -13,12 +13,13 @@ after what it computes and before the update (the values TF1's run read); the wr
 from __future__ import annotations
 
 import json
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
+from ..syntax import _key
 from .model import Blocker, Summary, Written
 from .syntax import _arguments, _bound, _names_read
 
@@ -180,14 +181,34 @@ def writers(reader, stmts, module: cst.Module, steps, more=()) -> Union[Tuple[Tu
     return tuple(made), tuple(graphs)
 
 
-def graph_writes(reader, stmts) -> Tuple[cst.SimpleStatementLine, ...]:
-    """``tf.summary.FileWriter("logs/", sess.graph)`` as a statement of its own (the writer
-    not kept; ``logdir`` and ``graph`` only): TF1 wrote the session's graph for TensorBoard
-    (``graph_written``)."""
-    return tuple(s for s in _statements(stmts) if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                 and isinstance(s.body[0], cst.Expr) and reader.call_name(s.body[0].value) == WRITER
-                 and set(_arguments(s.body[0].value, ("logdir", "graph")) or {"?"}) <= {"logdir", "graph"}
-                 and "logdir" in (_arguments(s.body[0].value, ("logdir", "graph")) or {}))
+def graph_writes(call_name: Callable, stmts, session: Optional[str] = None
+                 ) -> Tuple[cst.SimpleStatementLine, ...]:
+    """``tf.summary.FileWriter("logs/", sess.graph)`` as a statement of its own, at any depth
+    of ``stmts`` (the writer not kept, or only closed: ``logdir`` and ``graph`` only; with
+    ``session``, the graph that session's): TF1 wrote the session's graph for TensorBoard
+    (``graph_written``). ``call_name`` gives a call's TensorFlow name."""
+    out = []
+    for stmt in _statements(stmts):
+        call = _written(stmt)
+        args = _arguments(call, ("logdir", "graph")) if call is not None and call_name(call) == WRITER else None
+        if not args or "logdir" not in args or not set(args) <= {"logdir", "graph"}:
+            continue
+        graph = args.get("graph")
+        if session is None or isinstance(graph, cst.Attribute) and graph.attr.value == "graph" \
+                and _key(graph.value, None) == session:
+            out.append(stmt)
+    return tuple(out)
+
+
+def _written(stmt) -> Optional[cst.Call]:
+    """The call of an expression statement ``FileWriter(...)`` or ``FileWriter(...).close()``."""
+    if not (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)):
+        return None
+    call = stmt.body[0].value
+    if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "close" \
+            and not call.args:
+        call = call.func.value
+    return call if isinstance(call, cst.Call) else None
 
 
 def _statements(stmts):
@@ -207,16 +228,15 @@ def writer_made(tf: str):
     return rewrite
 
 
-def graph_written(stmt: cst.SimpleStatementLine, step: str, tf: str):
+def graph_written(stmt: cst.SimpleStatementLine, steps: Sequence[str], tf: str):
     """``tf.summary.FileWriter(logdir, sess.graph)`` -> ``with
-    tf.summary.create_file_writer(logdir).as_default(): tf.summary.graph(<the step's graph>)``:
-    TF2 has no session graph; the step that trains (else the first) is what TensorBoard
-    shows of the program."""
+    tf.summary.create_file_writer(logdir).as_default(): tf.summary.graph(<a step's graph>)``
+    for each of ``steps``: TF2 has no session graph; the steps that train (else the first)
+    are what TensorBoard shows of the program."""
     def rewrite(updated: cst.SimpleStatementLine) -> cst.With:
-        logdir = _arguments(updated.body[0].value, ("logdir", "graph"))["logdir"]
-        made = cst.parse_statement(
-            f"with {tf}.summary.create_file_writer({code(logdir)}).as_default():\n"
-            f"    {tf}.summary.graph({step}.get_concrete_function().graph)\n")
+        logdir = _arguments(_written(updated), ("logdir", "graph"))["logdir"]
+        graphs = "".join(f"    {tf}.summary.graph({step}.get_concrete_function().graph)\n" for step in steps)
+        made = cst.parse_statement(f"with {tf}.summary.create_file_writer({code(logdir)}).as_default():\n{graphs}")
         return made.with_changes(leading_lines=updated.leading_lines)
     return rewrite
 

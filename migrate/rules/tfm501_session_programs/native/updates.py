@@ -85,10 +85,10 @@ def _raced(reader, value) -> str:
     values it reads), else "": TF1 ran the reads and the updates in no order (measured: a
     back-propagation by hand read a layer's weights after their update at some steps and
     before at others); the step reads each before it updates any, as the code is written."""
-    calls = _calls(reader, value)
-    targets = [reader.key(_parts(reader, c)[0]) for c in calls]
-    for call, target in zip(calls, targets):
-        seen, todo = set(), list(layers.read_beside_layers(reader, _parts(reader, call)[1]))
+    parts = [_parts(reader, c) for c in _calls(reader, value)]
+    targets = [reader.key(variable) for variable, _ in parts]
+    for (_, assigned), target in zip(parts, targets):
+        seen, todo = set(), list(layers.read_beside_layers(reader, assigned))
         while todo:
             name = todo.pop()
             if name not in seen:
