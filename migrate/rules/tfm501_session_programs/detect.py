@@ -250,6 +250,11 @@ class Detect:
                 or rebound_after_build(stmts, session_at, plan)
             if why:
                 raise _Blocked(why)
+            model, form = self._native_model(stmts, session_at, plan, owner)
+            if plan.overrides and not isinstance(model, native.NativeProgram):
+                raise _Blocked(f"a feed of {plan.overrides[0]}, a graph value, not a placeholder (TF1 let a fed "
+                               "value replace what a tensor computes; only native steps take it, as a parameter"
+                               + (f", and not here: {model.reason})" if model is not None else ")"))
         except _NotAProgram:
             return None
         except _Blocked as why:
@@ -262,7 +267,7 @@ class Detect:
             self._blocked.append(
                 (stmts[session_at], handed or str(why), written))
             return None
-        finding = self._native(stmts, session_at, plan, owner)
+        finding = self._native(stmts, session_at, plan, owner, model, form)
         for stmt in [*stmts, *methods, *plan.makers]:  # a placeholder function's calls made specs
             self._programs |= _ids(stmt)
         if owned:  # the object's own graph goes: its block's code now stands in the block
@@ -276,11 +281,11 @@ class Detect:
                  *updated.body.body[1:]]))
         return finding
 
-    def _native(self, stmts, session_at, plan, owner):
-        """The program written natively where ``native.read`` proves the form (else through
-        shims.GraphProgram, its finding saying why not natively); the finding."""
+    def _native_model(self, stmts, session_at, plan, owner):
+        """The program as native TF2 (``native.read``), a Blocker saying why not, or None
+        where the target is not native programs; and its class form."""
         if self.ctx.target.programs != "native":
-            return self._apply(stmts, session_at, plan, owner)
+            return None, None
         form = native.ClassForm(self._class_now, owner, plan.self_name, tuple(self._built_now),
                                 tuple(stmts[i] for i in plan.graph)) if plan.self_name else None
         form = native.kept_on_object(form, self._call_name) if form is not None else None
@@ -291,11 +296,19 @@ class Detect:
             model = native.Blocker("the script that hands it the session reads the session's graph"
                                    if handed.name in self._handed_graph_read else
                                    "its objects are made in variable scopes, which named their variables in TF1")
+        return model, form
+
+    def _native(self, stmts, session_at, plan, owner, model, form):
+        """The program written natively where ``native.read`` proved the form (``model``;
+        else through shims.GraphProgram, its finding saying why not natively); the finding."""
+        if model is None:
+            return self._apply(stmts, session_at, plan, owner)
         if isinstance(model, native.Blocker):
             finding = self._apply(stmts, session_at, plan, owner)
             finding.message += f"; not written as native TF2 steps: {model.reason}"
             return finding
         finding = self.report(stmts[session_at], native.summary(model))
+        handed = self._handed_param_now if plan.handed else None
         self._unseeded_note(stmts[session_at], [stmts[i] for i in plan.graph] + list(plan.hoisted))
         native.emit(self.ctx, finding, stmts, session_at, plan.session, model, self._statement_of,
                     isinstance(owner, cst.Module), form)

@@ -15,7 +15,7 @@ from migrate.codemod.shared import GRAPH_SWITCHES
 from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_SEEDS, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
-                     _fresh_container, _ids, _key, _method_args, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value,
+                     _fresh_container, _function_locals, _ids, _key, _method_args, _parameters, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value,
                      fetched_elements, is_run)
 from .names import bound_args
 from .workers import WorkerProgram
@@ -73,6 +73,9 @@ class Plan:
     supervisor_handled: Set[int] = field(default_factory=set)
     # a synchronous program on a TF1 cluster: its workers run on MultiWorkerMirroredStrategy
     workers: Optional[WorkerProgram] = None
+    # graph values a run feeds in place of what they compute (`{self.a: batch_actions}`): only
+    # native steps take them (as parameters); the program stays in graph mode otherwise
+    overrides: Tuple[str, ...] = ()
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     late_inits: List[cst.SimpleStatementLine] = field(default_factory=list)  # `init = ...` made there
     eager_runs: List[cst.Call] = field(default_factory=list)  # sess.run(tf.argmax(numpy_array, 1))
@@ -126,7 +129,9 @@ class Planner:
             plan.scaffold = self._inline_scaffold(stmts[session_at], blockers)
         self._read_graph(stmts, session_at, plan, blockers)
         self._graph_functions = plan.graph_functions  # _graph_expression: `sess.run(G(z))`
+        self._overrides = []  # graph values runs feed (_check_feeds)
         self._read_uses(stmts, session_at, plan, blockers)
+        plan.overrides = tuple(self._overrides)
         cluster = self._cluster(stmts, session_at)
         workers = self._sync_workers(stmts, session_at, plan) if cluster else None
         if isinstance(workers, WorkerProgram) and not blockers:
@@ -559,17 +564,19 @@ class Planner:
         passed |= {id(a.value) for a in plan.session_graphs} | {
             id(n) for a in plan.session_graphs for n, _ in _collect(a.value, self_name=self_name).reads}
         for stmt in rest:
-            scope_session, kept = session, by_name.get(id(stmt), set())
+            scope_session, kept, own = session, by_name.get(id(stmt), set()), set()
             if stmt is stmts[session_at]:
                 if not isinstance(stmt, cst.With):
                     continue
                 found = _collect(*(s for s in stmt.body.body if id(s) not in gone),
                                  self_name=self_name)
-            elif stmt in methods:
+            elif stmt in methods:  # (a method's parameters and locals are its own)
                 found = _collect(stmt.body, self_name=self_name)
-            elif id(stmt) in helpers:
+                own = _function_locals(stmt, self_name) | _parameters(stmt)
+            elif id(stmt) in helpers:  # (its locals are its own; its parameters are handed values)
                 scope_session = helpers[id(stmt)][1]
                 found = _collect(stmt.body, self_name=self_name)
+                own = _function_locals(stmt, self_name)
             elif self._reopened(stmt, session, plan.savers, plan.inits):
                 plan.reopened.append(stmt)
                 # graph code the first session's block already built, written again (`accuracy
@@ -580,12 +587,12 @@ class Planner:
                                  self_name=self_name)
             else:
                 found = _collect(stmt, self_name=self_name)
-            for name in sorted((found.binds & named) - {session} - shadowed):
+            for name in sorted((found.binds & named) - {session} - shadowed - own):
                 blockers.append(f"graph name {name!r} is rebound after the graph is built")
             handled = self._read_calls(found.calls, scope_session, id(stmt) in helpers, plan, blockers, kept)
             for node, key in found.reads:
                 if id(node) in handled or id(node) in feed_reads or key in shadowed \
-                        or id(node) in passed or key in kept:
+                        or id(node) in passed or key in kept or key in own:
                     continue
                 if key == scope_session:
                     blockers.append(f"the session {key!r} is used other than by run()/close()")
@@ -980,7 +987,7 @@ class Planner:
                 return "init"
             if owner in graph_keys:
                 self._check_feeds(self._method_feeds(call, session, self_name), placeholders,
-                                  self_name)
+                                  self_name, graph_keys)
                 return "run_method"
             if method == "eval" and not call.args:  # `last_epoch.assign(epoch + 1).eval()`
                 self._assign = self._python_assign(func.value, graph_keys, placeholders, session, self_name)
@@ -1023,7 +1030,7 @@ class Planner:
             problems.append("sess.run() with options or run_metadata")
         else:
             try:
-                self._check_feeds(feeds, placeholders, self_name)
+                self._check_feeds(feeds, placeholders, self_name, graph_keys)
             except _Blocked as why:
                 problems.append(str(why))
         if problems:
@@ -1054,7 +1061,9 @@ class Planner:
                 feeds.append(a)
         return feeds
 
-    def _check_feeds(self, feeds, placeholders, self_name) -> None:
+    def _check_feeds(self, feeds, placeholders, self_name, graph_keys=frozenset()) -> None:
+        """Each feed a dict literal of placeholders, or of graph values a run feeds in place of
+        what they compute (recorded in ``_overrides``: only native steps take those)."""
         if feeds:
             feed = feeds[0].value
             if id(feed) in self._proved_feeds \
@@ -1066,7 +1075,12 @@ class Planner:
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement):
                     raise _Blocked("a feed dict unpacking another (**)")
-                if _key(element.key, self_name) not in placeholders:
+                key = _key(element.key, self_name)
+                if key in placeholders:
+                    continue
+                if key in graph_keys and key not in self._overrides:  # the native steps may take it (native.read)
+                    self._overrides.append(key)
+                elif key not in graph_keys:
                     raise _Blocked(f"a feed of {code(element.key)[:40]}, which is not a placeholder (TF1 let a "
                                    "fed value replace what a tensor computes; no converted form does yet: feed "
                                    "a placeholder the graph reads instead)")

@@ -50,8 +50,9 @@ class Sections:
                 if isinstance(call.func, cst.Attribute) and call.func.attr.value in BY_NAME:
                     return call.func.attr.value
         joined = {id(s) for s in [*plan.hoisted, *plan.repeated, *plan.late_inits]}
-        for stmt in stmts[session_at + 1:]:
-            if id(stmt) in joined:
+        graph = set(plan.graph)  # (a class making its session first builds its graph after it)
+        for at, stmt in enumerate(stmts[session_at + 1:], session_at + 1):
+            if id(stmt) in joined or at in graph:
                 continue
             for call in _collect(stmt).calls:
                 name = self._call_name(call)

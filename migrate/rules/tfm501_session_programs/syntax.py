@@ -2,7 +2,7 @@
 (``x``, ``self.x``), and the small readers of libcst statements every stage uses."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Union
 
 import libcst as cst
 
@@ -223,10 +223,7 @@ class _Collect(NameReads):
                 part = part.inner_for_in
             self._local.append(names)
         elif isinstance(node, (cst.FunctionDef, cst.Lambda)):
-            params = node.params
-            every = [*params.posonly_params, *params.params, *params.kwonly_params,
-                     *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
-            names = {p.name.value for p in every}
+            names = _parameters(node)
             if isinstance(node, cst.FunctionDef):
                 names |= _function_locals(node, self.self_name)
             self._local.append(names)
@@ -280,6 +277,14 @@ class _Collect(NameReads):
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None:
             self._targets(node.asname.name)
+
+
+def _parameters(node: Union[cst.FunctionDef, cst.Lambda]) -> Set[str]:
+    """The names of a function's parameters."""
+    params = node.params
+    every = [*params.posonly_params, *params.params, *params.kwonly_params,
+             *(p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param))]
+    return {p.name.value for p in every}
 
 
 def _function_locals(node: cst.FunctionDef, self_name: Optional[str]) -> Set[str]:

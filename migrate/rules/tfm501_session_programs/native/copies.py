@@ -65,7 +65,9 @@ def read(reader, stmt, binds, value: cst.ListComp) -> Optional[str]:
         return targets if isinstance(targets, str) else sources
     # TF1's collection of a trained scope's global variables held the optimizer's slots after
     # the variables: zip() left them out only where the other side is no longer
-    slotted = [reader.key(a.value) in reader.slotted for a in args]
+    slotted = [any(reader.key(part) in reader.slotted for part in _parts(a.value)) for a in args]
+    if any(s and len(_parts(a.value)) > 1 for s, a in zip(slotted, args)):
+        return "variable copies of joined collections, one of them holding optimizer slots"
     if all(slotted):
         return "variable copies between two trained collections (TF1 copied their optimizer slots too)"
     plain, trained = (targets, sources) if slotted[1] else (sources, targets)
@@ -77,11 +79,22 @@ def read(reader, stmt, binds, value: cst.ListComp) -> Optional[str]:
 
 
 def _collection(reader, expr) -> Union[Tuple[Union[str, Layer], ...], str]:
-    """The variables of a collection read here (bound to a name), or why not."""
-    key = reader.key(expr)
-    if key not in reader.collected:
-        return f"variable copies of {code(expr)[:40]}, which is not a collection of variables read here"
-    return reader.collected[key]
+    """The variables of a collection read here (bound to a name), or of collections joined
+    (``at_params + ct_params``), or why not."""
+    out: Tuple[Union[str, Layer], ...] = ()
+    for part in _parts(expr):
+        key = reader.key(part)
+        if key not in reader.collected:
+            return f"variable copies of {code(expr)[:40]}, which is not a collection of variables read here"
+        out += reader.collected[key]
+    return out
+
+
+def _parts(expr) -> list:
+    """``a + b + c``: [a, b, c]; any other expression alone."""
+    if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+        return [*_parts(expr.left), *_parts(expr.right)]
+    return [expr]
 
 
 def _count(variables) -> int:

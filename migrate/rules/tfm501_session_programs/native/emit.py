@@ -74,6 +74,7 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
                   captured, form, param)
     local = _local_names(ctx, ("tape", "variables", "gradients", "loss"))
     specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
+    specs.update({key: f"{tf}.TensorSpec(None, {tf}.{dtype})" for key, dtype in program.overrides})
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
     def functions() -> list:  # the forward function and the steps (a class's: its methods)

@@ -25,6 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
+from ..syntax import _ids
 from . import batchnorm, copies, optimizers, regularizers
 from .model import Layer, LayerFunction
 from .syntax import _binds, _bound, _names_read, _names_read_beside
@@ -450,3 +451,14 @@ def collections_read(reader) -> Optional[str]:
 
 __all__ = ["CALL_ARGS", "COLLECTIONS", "NATIVE_LAYERS", "collected", "collection", "collections_read", "function_calls",
            "functions", "graph_layers", "is_filter", "prepared"]
+
+
+def variables_read(reader, computed) -> Tuple[Union[str, Layer], ...]:
+    """The variables ``computed`` (graph statements) read: those of the state they name, and
+    those of the layers they call (in them, or in the module functions they call)."""
+    inside = {i for c in computed for i in _ids(c.stmt)}
+    called = {call.func.value for c in computed for call in nodes_of(c.stmt, (cst.Call,))
+              if isinstance(call.func, cst.Name)}
+    out: List[Union[str, Layer]] = [name for c in computed for name in c.reads if name in reader.state]
+    out += [layer for layer in reader.layers if id(layer.call) in inside or layer.owner in called]
+    return tuple(out)

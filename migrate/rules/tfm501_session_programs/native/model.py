@@ -230,6 +230,8 @@ class NativeProgram:
     graph_adds: Tuple[cst.BaseStatement, ...] = ()     # writer.add_graph(sess.graph): goes
     # tf.summary.FileWriter(logdir, sess.graph) alone: a step's graph written (tf.summary.graph)
     graph_writes: Tuple[cst.SimpleStatementLine, ...] = ()
+    # graph values runs feed in place of what they compute (``self.a``): steps' parameters too, of a dtype
+    overrides: Tuple[Tuple[str, str], ...] = ()
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
     regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
     regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'

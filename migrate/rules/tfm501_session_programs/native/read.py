@@ -28,9 +28,9 @@ from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
 from . import (batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state,
                summaries, traced, updates)
 from .blocked import NOT_NATIVE, planned
-from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Run, Saver, Step,
+from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Saver,
                     Summary, Training)
-from .runs import _contexts, _train_runs_merged, read_run, unread_values
+from .runs import _train_runs_merged, fed_builders, fed_values, read_runs
 from .state import GET_VARIABLE, VARIABLES
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
@@ -70,22 +70,11 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     renames = session.renamed(block, rebound) if all(n in reader.state for n in rebound) else None
     if renames is None or isinstance(renames, str):  # TF1's graph kept the object; a step reads the name
         return Blocker(renames or f"the session's block rebinds {rebound[0]!r}, which the graph reads")
-    runs: List[Run] = []
-    steps: Dict[tuple, Step] = {}
     reader.blocks = [list(stmts)]
-    assigns, alone = _contexts([*stmts[session_at:], *plan.methods])  # (the runs are all after it)
     reader.named_feeds = session.named_feeds([*stmts, *plan.methods], plan.feed_dicts)
-    for call in plan.runs:
-        run = read_run(reader, call, steps, assigns.get(id(call)), id(call) in alone)
-        if isinstance(run, Blocker):
-            return run
-        if run.step is None and run.shape == "dict":
-            return Blocker("a dict of fetched variables")
-        if (why := unread_values(reader, run, id(call) in alone)) is not None:
-            return Blocker(why)
-        if run.step is not None and run.step.copies and id(call) not in alone:
-            return Blocker("a run of variable copies whose values are read")
-        runs.append(run)
+    runs = read_runs(reader, [*stmts[session_at:], *plan.methods])  # (the runs are all after it)
+    if isinstance(runs, Blocker):
+        return runs
     for call in plan.eager_runs:
         fetched = call.args[0].value if call.args else None
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
@@ -98,8 +87,12 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
     beside = session.beside_runs(reader, plan, stmts, session_at, module, call_name, kept)
     if isinstance(beside, Blocker):
         return beside
+    overrides = fed_values(reader, kept)
+    if isinstance(overrides, Blocker):
+        return overrides
     program = NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=classes.seeds(form, reader, module),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
+                         overrides=overrides,
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
                          get_variables=tuple(dict.fromkeys(reader.get_variables)),
@@ -117,6 +110,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          **beside)
     if copies.traced_first(program) is None:
         return Blocker("a variable copy of a layer no run calls (its variables are never made)")
+    if isinstance(built := fed_builders(program), str):
+        return Blocker(built)
     why = classes.blocker(form, reader, program) if form is not None else None
     return Blocker(why) if why else program
 
@@ -134,6 +129,10 @@ class _Reader:
         # methods' variables kept on the object too, ``classes.kept_on_object``)
         self.self_name = form.self_name if form is not None else plan.self_name
         self.module_functions = {s.name.value: s for s in module.body if isinstance(s, cst.FunctionDef)}
+        # a class's methods the graph may call (``self._build_a(s, scope="eval")``): read as a
+        # module function's code is (their calls are not a value's methods)
+        self.methods = {m.name.value: m for m in form.cls.body.body if isinstance(m, cst.FunctionDef)} \
+            if form is not None else {}
         self.module_reads = module_reads  # every name the module reads
         self.vetted: Dict[str, Optional[str]] = {}
         self.imported = imported
@@ -227,11 +226,13 @@ class _Reader:
         root = func
         while isinstance(root, (cst.Attribute, cst.Call, cst.Subscript)):
             root = root.value if not isinstance(root, cst.Call) else root.func
-        if isinstance(func, cst.Name) and func.value in self.module_functions:
-            name = func.value
+        own = isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+            and func.value.value == self.self_name and func.attr.value in self.methods
+        if own or isinstance(func, cst.Name) and func.value in self.module_functions:
+            name = f"{self.self_name}.{func.attr.value}" if own else func.value
             if name not in self.vetted:
                 self.vetted[name] = None  # recursion: assumed fine while read
-                body = self.module_functions[name].body
+                body = (self.methods[func.attr.value] if own else self.module_functions[name]).body
                 self.vetted[name] = self.forbidden(body)
             why = self.vetted[name]
             return f"{name}(), which calls {why}" if why else None
@@ -497,8 +498,14 @@ class _Reader:
         """The variables of ``var_list=[w, b]``, of a name bound to such a list (``gen_vars =
         [weights["gen"], ...]``), of a dict of the state (``weights.values()``), or of a
         collection by scope (``layers.collection``)."""
-        if self.key(expr) in self.collected:  # (not one of global variables: TF1 trained its slots too)
-            return self.collected[self.key(expr)] if self.key(expr) not in self.global_collections else None
+        key = self.key(expr)
+        if key in self.collected:
+            # one of global variables: TF1 trained the variables it held, optimizer slots too where
+            # it was taken after a minimize; taken before any, of trainable ones only, it is those
+            made = self.collected[key]
+            trainable = {id(v) if isinstance(v, Layer) else v for v, t in self.variables if t}
+            return made if key not in self.global_collections or key not in self.slotted and all(
+                (id(v) if isinstance(v, Layer) else v) in trainable for v in made) else None
         if isinstance(expr, cst.Call) and self.call_name(expr) in layers.COLLECTIONS:
             made = layers.collected(self, expr)  # var_list=tf.trainable_variables("d_")
             return None if isinstance(made, str) else made
@@ -522,13 +529,16 @@ class _Reader:
             return tuple(out)
         return None
 
-    def slice(self, names) -> List[Computed]:
+    def slice(self, names, cut=()) -> List[Computed]:
         """The computed statements ``names`` need, in the program's order: a name read is
-        its last binding above the reader (for a fetch, its last binding)."""
+        its last binding above the reader (for a fetch, its last binding); the names of
+        ``cut`` are given (a run feeds them), not computed."""
         at = {id(c): n for n, c in enumerate(self.order)}
-        todo, needed = [(name, len(self.order)) for name in names], set()
+        todo, needed = [(name, len(self.order)) for name in names if name not in cut], set()
         while todo:
             name, before = todo.pop()
+            if name in cut:
+                continue
             made = next((c for c in reversed(self.order[:before]) if name in c.binds), None)
             if made is None or id(made) in needed:
                 continue

@@ -10,10 +10,29 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from ..syntax import _key
-from . import summaries, traced
+from ..syntax import _ids, _key
+from . import layers, optimizers, summaries, traced
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
+
+
+def read_runs(reader, scopes) -> Union[List[Run], Blocker]:
+    """The program's runs (``plan.runs``, in ``scopes``), each with its step, or why not."""
+    runs: List[Run] = []
+    steps: Dict[tuple, Step] = {}
+    assigns, alone = _contexts(scopes)
+    for call in reader.plan.runs:
+        run = read_run(reader, call, steps, assigns.get(id(call)), id(call) in alone)
+        if isinstance(run, Blocker):
+            return run
+        if run.step is None and run.shape == "dict":
+            return Blocker("a dict of fetched variables")
+        if (why := unread_values(reader, run, id(call) in alone)) is not None:
+            return Blocker(why)
+        if run.step is not None and run.step.copies and id(call) not in alone:
+            return Blocker("a run of variable copies whose values are read")
+        runs.append(run)
+    return runs
 
 
 def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bool = False) -> Union[Run, Blocker]:
@@ -60,10 +79,17 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bo
     once = [n for n in reads if n in reader.once]
     if once:  # TF1 computed it again for the run, once for the variable made from it
         return Blocker(f"a fetch of {once[0]!r}, which a variable's initial value reads too")
-    computed = traced.attach(reader, reader.slice(reads), reads, traced.kind(returns, trainings))
+    # a graph value fed in place of what it computes (`{self.a: batch_actions}`): the step's
+    # parameter; what computes it is not computed
+    overridden = [key for key, _ in fed if key not in reader.placeholders]
+    why = overridden and _override_blocker(reader, overridden, items, trainings)
+    if why:
+        return Blocker(why)
+    computed = traced.attach(reader, reader.slice(reads, cut=overridden), reads, traced.kind(returns, trainings))
     needed = {n for c in computed for n in c.reads} | set(reads)
     # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)
-    params = tuple(p for p in reader.placeholders if p in needed or feed_name and p in dict(fed))
+    params = tuple(p for p in reader.placeholders if p in needed or feed_name and p in dict(fed)) \
+        + tuple(k for k in overridden if k in needed)
     missing = [p for p in params if p not in dict(fed)]
     if missing:
         return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
@@ -176,8 +202,10 @@ def _fed(reader, feeds) -> Union[List[Tuple[str, cst.BaseExpression]], Blocker]:
         return Blocker(f"a feed dict that is not written in the run ({code(feeds)[:40]})")
     for element in feeds.elements:
         key = reader.key(element.key) if isinstance(element, cst.DictElement) else None
-        if key not in reader.placeholders:
+        if key not in reader.placeholders and key not in reader.plan.overrides:
             return Blocker("a feed of something other than a placeholder")
+        if key not in reader.placeholders and key not in reader.computed:
+            return Blocker(f"a feed of {key!r}, which is not a value the graph computes")
         fed.append((key, element.value))
     return fed
 
@@ -273,3 +301,91 @@ def _assigns(reader, plan, stmts) -> Union[tuple, Blocker]:
             return Blocker(f"a run assigning {key!r}, which is not one variable of the state")
         out.append((call, key, how, id(call) not in alone))
     return tuple(out)
+
+
+def _override_blocker(reader, overridden, items, trainings) -> Optional[str]:
+    """Why a run cannot feed these graph values to its step: it fetches one (TF1 gave the fed
+    value back), what computes one binds more, or it trains variables one is computed from
+    (TF1's gradients still flowed through what computes it; a parameter has none)."""
+    fetched = {reader.key(i) for i in items}
+    for key in overridden:
+        if key in fetched:
+            return f"a run fetching {key!r}, which it feeds"
+        if len(reader.computed[key].binds) != 1:
+            return f"a feed of {key!r}, computed by a statement binding more"
+        used = layers.variables_read(reader, reader.slice([key]))
+        trained = [v for t in trainings for v in t.variables]
+        if any(v in used if isinstance(v, str) else any(v is u for u in used) for v in trained):
+            return f"a run feeding {key!r} while training variables it is computed from"
+    return None
+
+
+#: TensorFlow ops whose float32 inputs give a float32 result (what a fed value may be
+#: computed by: its step parameter is a float32 tensor, as TF1 converted the feed)
+FLOAT_OPS = frozenset({
+    "tf.add", "tf.subtract", "tf.multiply", "tf.divide", "tf.matmul", "tf.tanh", "tf.nn.tanh", "tf.sigmoid",
+    "tf.nn.sigmoid", "tf.nn.relu", "tf.nn.relu6", "tf.nn.elu", "tf.nn.selu", "tf.nn.leaky_relu", "tf.nn.softplus",
+    "tf.nn.softmax", "tf.nn.bias_add", "tf.concat", "tf.reshape", "tf.squeeze", "tf.expand_dims",
+    "tf.clip_by_value", "tf.reduce_sum", "tf.reduce_mean", "tf.reduce_max", "tf.reduce_min", "tf.square",
+    "tf.sqrt", "tf.exp", "tf.abs", "tf.negative", "tf.stop_gradient", "tf.transpose", "tf.maximum",
+    "tf.minimum", "tf.nn.l2_normalize", "tf.layers.flatten"})
+
+
+def fed_dtype(reader, key: str) -> Optional[str]:
+    """The dtype of a graph value a run feeds, where proven: ``float32`` when it is computed
+    from float32 placeholders (and variables made without a dtype) by layers and the ops of
+    ``FLOAT_OPS`` only; else None."""
+    computed = reader.slice([key])
+    for call in (c for made in computed for c in nodes_of(made.stmt, (cst.Call,))):
+        name = reader.call_name(call) or ""
+        if name not in FLOAT_OPS and name not in layers.NATIVE_LAYERS:
+            return None
+    for name in {n for made in computed for n in made.reads}:
+        if name in reader.placeholders:
+            dtype = optimizers.arguments(reader.plan.placeholders[name], ("dtype", "shape", "name"))
+            if not dtype or "dtype" not in dtype or code(dtype["dtype"]).rpartition(".")[2] != "float32":
+                return None
+        elif name in reader.state and any("dtype" in code(v) for v, _ in reader.state[name]):
+            return None
+    return "float32"
+
+
+def fed_values(reader, steps) -> Union[Tuple[Tuple[str, str], ...], Blocker]:
+    """The graph values the steps take as parameters (runs feed them): (key, dtype)."""
+    fed = [k for k in reader.plan.overrides if any(k in s.params for s in steps)]
+    unproven = next((k for k in fed if fed_dtype(reader, k) is None), None)
+    if unproven is not None:
+        return Blocker(f"a feed of {unproven!r}, computed by more than layers and float32 arithmetic (the "
+                       "dtype its step parameter takes is not proven)")
+    return tuple((k, fed_dtype(reader, k)) for k in fed)
+
+
+def fed_builders(program) -> Union[List[Step], str]:
+    """The steps to trace where the program is made, before any taking a fed graph value (its
+    signature gives that parameter no shape, and a Keras layer builds its variables from the
+    shape of its first input): for each layer such a step calls on what it computes from that
+    value, the first step calling it fed no such value; or why there is none."""
+    fed = {key for key, _ in program.overrides}
+    out: List[Step] = []
+    for step in (s for s in program.steps if fed & set(s.params)):
+        tainted, reached = set(fed & set(step.params)), []
+        for computed in step.computed:  # (what the step computes from the fed values)
+            if tainted & set(computed.reads):
+                tainted |= set(computed.binds)
+                reached.append(computed)
+        for layer in (layer for layer in program.layers if _calls(reached, layer)):
+            builder = next((s for s in program.steps if not fed & set(s.params) and _calls(s.computed, layer)), None)
+            if builder is None:
+                return (f"the layer {layer.scoped!r} is called on a fed graph value "
+                        f"({sorted(fed & set(step.params))[0]!r}) by the only steps calling it, whose "
+                        "signatures do not give its shape")
+            if builder not in out:
+                out.append(builder)
+    return out
+
+
+def _calls(computed, layer) -> bool:
+    """Whether the statements call the layer (in them, or in the module function making it)."""
+    return any(id(layer.call) in _ids(c.stmt) or layer.owner is not None and any(
+        isinstance(call.func, cst.Name) and call.func.value == layer.owner for call in nodes_of(c.stmt, (cst.Call,)))
+        for c in computed)

@@ -15,7 +15,7 @@ from migrate.codemod.cstutil import code, fresh_name
 
 from ..convert import _as_moved
 from ..syntax import _value
-from . import classes, copies, optimizers, summaries, traced
+from . import classes, copies, optimizers, runs, summaries, traced
 from .model import Forward, NativeProgram, Step
 
 
@@ -93,7 +93,9 @@ def traced_steps(ctx, program: NativeProgram, steps: Dict[int, str], made: Dict[
     (their variables exist from the start, as TF1's did once initialised), and those training
     with a Keras optimizer whose state TF1 started elsewhere (Keras makes it in the trace; it
     is set then)."""
-    first = list(copies.traced_first(program) or [])
+    # (the steps building the layers those fed a graph value call, first: see runs.fed_builders)
+    first = list(runs.fed_builders(program))
+    first += [s for s in copies.traced_first(program) or [] if s not in first]
     started = [(o, optimizers.started_at_one(o.tf1_name, o.keras)) for o in program.optimizers]
     started = [(o, attr) for o, attr in started if attr is not None]
     for optimizer, _ in started:
