@@ -444,10 +444,13 @@ def test_parameters_named_as_placeholders_and_a_drawn_initial_value_stay_native(
 
 SCOPED = '''"""The lab tutorials' scoped form: each layer's weights made in a variable scope (named
 `as scope`, never read) or a name scope, one pinned to the CPU, the weights printed where
-the graph is built; the model trained and its accuracy read."""
+the graph is built; the model trained and its accuracy read. (Seeded: one draw of initial
+values, whose 40 Adam steps at 0.05 TF 1.15 and TF 2.21 round alike to 4e-6; an unseeded
+draw now and then carried their rounding past 1e-5.)"""
 import numpy as np
 import tensorflow as tf
 
+tf.set_random_seed(3)
 rng = np.random.RandomState(8)
 x_data = rng.rand(30, 4).astype(np.float32)
 y_data = np.eye(2, dtype=np.float32)[(x_data.sum(1) > 2).astype(int)]
