@@ -25,7 +25,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 from migrate.codemod.tf1_layers import LAYERS, WEIGHTLESS
 
-from ..syntax import _ids
+from ..syntax import _ids, _value
 from . import batchnorm, copies, optimizers, regularizers
 from .model import Layer, LayerFunction
 from .syntax import _binds, _bound, _names_read, _names_read_beside
@@ -387,6 +387,42 @@ def collected(reader, call: cst.Call) -> Union[Tuple[Union[str, Layer], ...], st
     pattern = scope.evaluated_value if scope is not None else ""
     # (the global variables: the trainable ones and the others, a target network's)
     return _matching(reader, lambda name: re.match(pattern, name) is not None, trainable=which != "GLOBAL_VARIABLES")
+
+
+def var_list(reader, expr) -> Optional[Tuple[Union[str, Layer], ...]]:
+    """The variables of ``var_list=[w, b]``, of a name bound to such a list (``gen_vars =
+    [weights["gen"], ...]``), of a dict of the state (``weights.values()``), or of a
+    collection by scope (``layers.collection``)."""
+    key = reader.key(expr)
+    if key in reader.collected:
+        # one of global variables: TF1 trained the variables it held, optimizer slots too where
+        # it was taken after a minimize; taken before any, of trainable ones only, it is those
+        made = reader.collected[key]
+        trainable = {id(v) if isinstance(v, Layer) else v for v, t in reader.variables if t}
+        return made if key not in reader.global_collections or key not in reader.slotted and all(
+            (id(v) if isinstance(v, Layer) else v) in trainable for v in made) else None
+    if isinstance(expr, cst.Call) and reader.call_name(expr) in COLLECTIONS:
+        made = collected(reader, expr)  # var_list=tf.trainable_variables("d_")
+        return None if isinstance(made, str) else made
+    if isinstance(expr, cst.Call) and code(expr.func) == "list" and len(expr.args) == 1:
+        expr = expr.args[0].value  # list(weights.values())
+    owner = expr.func.value.value if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
+        and not expr.args and expr.func.attr.value == "values" and isinstance(expr.func.value, cst.Name) else ""
+    made = reader.state.get(owner, ())
+    if made and all(e[len(owner) + 1:][:1] in ("'", '"') for e, _ in made):  # a dict literal of the state
+        return tuple(e for e, _ in made)
+    if isinstance(expr, cst.Name) and expr.value in reader.computed:
+        made = reader.computed[expr.value].stmt
+        expr = _value(made) if len(reader.computed[expr.value].binds) == 1 else None
+    if isinstance(expr, (cst.List, cst.Tuple)):
+        out = []
+        for element in expr.elements:
+            text = code(element.value)
+            if text not in {e for e, _ in reader.variables}:
+                return None
+            out.append(text)
+        return tuple(out)
+    return None
 
 
 def filtered(reader, comp: cst.ListComp) -> Union[Tuple[Union[str, Layer], ...], str]:

@@ -13,7 +13,9 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from migrate.codemod.cstutil import code
+from migrate.codemod.cstutil import code, nodes_of
+
+from .syntax import _names_read
 
 # TF1 name -> (its parameters in order, the Keras class, TF1 parameter -> Keras keyword,
 # Keras keywords that must be written although TF1 left them at its default)
@@ -104,3 +106,20 @@ def set_as_tf1(name: str, attr: str, loop: str, tf: str) -> cst.BaseStatement:
     return cst.parse_statement(
         f"for {loop} in {name}.{attr}:  # TF1's RMSProp started its mean square at 1, Keras' at 0\n"
         f"    {loop}.assign({tf}.ones_like({loop}))\n")
+
+
+#: ops gathering rows (an embedding lookup): the gradient of what they gather from is sparse
+SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
+
+
+def sparse(reader, names) -> bool:
+    """Whether what ``names`` need gathers rows of a variable (``tf.gather(W, ids)``,
+    an embedding lookup): its gradient is sparse (a gather of a computed tensor is not,
+    by the time it reaches a variable)."""
+    for made in reader.slice(names):
+        for call in nodes_of(made.stmt, (cst.Call,)):
+            if reader.call_name(call) in SPARSE_OPS and (not call.args or any(
+                    n in reader.state for n in _names_read(call.args[0].value, reader.self_name))
+                    or call.args[0].keyword is not None and call.args[0].keyword.value != "params"):
+                return True
+    return False

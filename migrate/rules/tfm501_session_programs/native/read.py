@@ -40,7 +40,6 @@ SAFE_ROOTS = {"np", "numpy", "math"}
 # blocks of graph code whose statements read as they would alone (the scope names variables
 # made in it, eagerly as in TF1; a device places them)
 SCOPES = {"tf.name_scope", "tf.device", "tf.variable_scope"}
-SPARSE_OPS = {"tf.gather", "tf.gather_nd", "tf.nn.embedding_lookup", "tf.nn.embedding_lookup_sparse"}
 def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
          call_name: CallName, module: cst.Module,
          form: Optional[classes.ClassForm] = None, keras: int = 2) -> Union[NativeProgram, Blocker]:
@@ -469,7 +468,7 @@ class _Reader:
         if step is not None and not (self.key(step) in self.state and len(self.state[self.key(step)]) == 1):
             return "a global step that is not a variable made here"
         if "var_list" in args:
-            variables = self.var_list(args["var_list"])
+            variables = layers.var_list(self, args["var_list"])
             if variables is None:
                 return "a var_list that is not a list of the variables made here"
         else:  # every trainable variable the loss has a gradient for (TF1 updated no other)
@@ -477,7 +476,7 @@ class _Reader:
             variables = tuple(expr for expr, trainable in self.variables
                               if trainable and (id(expr) if isinstance(expr, Layer) else expr) in reached)
         loss = self.key(args["loss"])
-        sparse = self.sparse_slice({loss})
+        sparse = optimizers.sparse(self, {loss})
         keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
         variable = next((n for n in _names_read(optimizer.call, self.self_name) if n in self.state), None)
         if variable is not None:  # TF1 read it at each step; only TF1's optimizer is proven so
@@ -492,41 +491,6 @@ class _Reader:
                                             negated)
         if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
             self.dropped.append(stmt)
-        return None
-
-    def var_list(self, expr) -> Optional[Tuple[Union[str, Layer], ...]]:
-        """The variables of ``var_list=[w, b]``, of a name bound to such a list (``gen_vars =
-        [weights["gen"], ...]``), of a dict of the state (``weights.values()``), or of a
-        collection by scope (``layers.collection``)."""
-        key = self.key(expr)
-        if key in self.collected:
-            # one of global variables: TF1 trained the variables it held, optimizer slots too where
-            # it was taken after a minimize; taken before any, of trainable ones only, it is those
-            made = self.collected[key]
-            trainable = {id(v) if isinstance(v, Layer) else v for v, t in self.variables if t}
-            return made if key not in self.global_collections or key not in self.slotted and all(
-                (id(v) if isinstance(v, Layer) else v) in trainable for v in made) else None
-        if isinstance(expr, cst.Call) and self.call_name(expr) in layers.COLLECTIONS:
-            made = layers.collected(self, expr)  # var_list=tf.trainable_variables("d_")
-            return None if isinstance(made, str) else made
-        if isinstance(expr, cst.Call) and code(expr.func) == "list" and len(expr.args) == 1:
-            expr = expr.args[0].value  # list(weights.values())
-        owner = expr.func.value.value if isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) \
-            and not expr.args and expr.func.attr.value == "values" and isinstance(expr.func.value, cst.Name) else ""
-        made = self.state.get(owner, ())
-        if made and all(e[len(owner) + 1:][:1] in ("'", '"') for e, _ in made):  # a dict literal of the state
-            return tuple(e for e, _ in made)
-        if isinstance(expr, cst.Name) and expr.value in self.computed:
-            made = self.computed[expr.value].stmt
-            expr = _value(made) if len(self.computed[expr.value].binds) == 1 else None
-        if isinstance(expr, (cst.List, cst.Tuple)):
-            out = []
-            for element in expr.elements:
-                text = code(element.value)
-                if text not in {e for e, _ in self.variables}:
-                    return None
-                out.append(text)
-            return tuple(out)
         return None
 
     def slice(self, names, cut=()) -> List[Computed]:
@@ -545,19 +509,6 @@ class _Reader:
             needed.add(id(made))
             todo.extend((read, at[id(made)]) for read in made.reads)
         return [c for c in self.order if id(c) in needed]
-
-    def sparse_slice(self, names) -> bool:
-        """Whether what ``names`` need gathers rows of a variable (``tf.gather(W, ids)``,
-        an embedding lookup): its gradient is sparse (a gather of a computed tensor is not,
-        by the time it reaches a variable)."""
-        for made in self.slice(names):
-            for call in nodes_of(made.stmt, (cst.Call,)):
-                if self.call_name(call) in SPARSE_OPS and (not call.args or any(
-                        n in self.state for n in _names_read(call.args[0].value, self.self_name))
-                        or call.args[0].keyword is not None and call.args[0].keyword.value != "params"):
-                    return True
-        return False
-
 
 def _scope_name(value: cst.BaseExpression) -> str:
     """A scope's name: the string, or ``{expression}`` for one named when the program runs."""
