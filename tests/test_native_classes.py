@@ -70,6 +70,18 @@ if __name__ == "__main__":
 '''
 
 
+def test_a_copy_assigning_the_loops_second_variable_is_the_same_copy(tmp_path, tf1_python):
+    """`[tf.assign(t, ...) for e, t in zip(e_params, t_params)]` (PPO's `[oldp.assign(p) for p,
+    oldp in zip(pi_params, oldpi_params)]`): the variables assigned are the second
+    collection's; the step assigns them as TF1 did, and the program is EQUIVALENT."""
+    source = DDPG_CRITIC.replace("for t, e in zip(t_params, e_params)]", "for e, t in zip(e_params, t_params)]")
+    assert source != DDPG_CRITIC
+    legacy, migrated = upgraded(tmp_path, "critic", source)
+    assert not set(TF1_LEFT.findall(code_only(migrated))), migrated
+    assert "for t, e in zip([*self.critic_target_l1_layer.variables" in migrated, migrated
+    verified(legacy, tmp_path / "out" / "critic.py", tf1_python)
+
+
 @pytest.mark.parametrize("optimizer, slot", [
     ("AdamOptimizer(lr)", "critic/eval/l1/kernel/Adam"),
     # Keras' RMSprop trains the Keras layers; its mean square set to TF1's start (1) once made

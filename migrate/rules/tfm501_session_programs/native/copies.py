@@ -52,14 +52,16 @@ def read(reader, stmt, binds, value: cst.ListComp) -> Optional[str]:
         assigned, given = (call.args[0].value, call.args[1].value) if len(call.args) == 2 else (None, None)
     else:
         assigned, given = call.func.value, (call.args[0].value if len(call.args) == 1 else None)
+    args = list(loop.iter.args)
+    if isinstance(assigned, cst.Name) and assigned.value == source:  # `for p, oldp in zip(...): oldp.assign(p)`
+        target, source, args = source, target, args[::-1]
     if any(a.keyword is not None for a in call.args) or not (
             isinstance(assigned, cst.Name) and assigned.value == target) or given is None:
-        return "variable copies assigning other than the loop's first variable its value"
+        return "variable copies assigning other than one of the loop's variables its value"
     graph = set(reader.placeholders) | set(reader.computed) | set(reader.state)
     read_names = [n for n in _names_read(given, reader.self_name) if n in graph]
     if read_names or reader.forbidden(given):
         return f"a variable copy computed from the graph ({code(given)[:40]})"
-    args = loop.iter.args
     targets, sources = _collection(reader, args[0].value), _collection(reader, args[1].value)
     if isinstance(targets, str) or isinstance(sources, str):
         return targets if isinstance(targets, str) else sources
