@@ -386,41 +386,6 @@ def _convert_plain(old: Side, out: str) -> List[str]:
     return []
 
 
-CONVERT_MODEL = r"""
-import json, os, sys, warnings
-cfg = json.loads(os.environ["TFM_CONVERT"])
-from migrate.checkpoints.ckpt import CkptError, load_factory
-try:
-    factory = load_factory(cfg["model"])  # its imports choose the Keras generation ("auto")
-    import tensorflow as tf
-    tf.keras.layers  # settle tf.keras before shims' default could
-    legacy = getattr(tf.keras, "__name__", "").startswith("tf_keras") or \
-        getattr(tf.keras, "__version__", "3").startswith("2.")
-    keras = "2" if legacy else "3"
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        import shims
-    from migrate.checkpoints.names import NameMap
-    from migrate.safeio import read_regular
-
-    model = factory()
-    if not shims.tracked_variables(model):
-        raise CkptError("the model has no variables yet: build or call it inside the factory")
-    try:
-        report = shims.load_tf1_checkpoint(model, cfg["old"], name_map=NameMap.load(cfg["map"], read_regular),
-                                           strict=True)
-    except ValueError as exc:
-        raise CkptError(str(exc)) from None
-    checkpoint = tf.train.Checkpoint(model=model)
-    checkpoint.save_counter.assign_add(1)
-    path = checkpoint.write(cfg["out"])
-except CkptError as exc:
-    print(json.dumps({"error": str(exc)}))
-    sys.exit(0)
-print(json.dumps({"path": path, "keras": keras, "ignored": sorted(report.ignored)}))
-"""
-
-
 def convert_model(old: Side, out: str, model: str, map_path: Optional[str],
                   keras: str = "auto") -> Tuple[str, str, List[str]]:
     """TF1 -> the object layout of ``model``'s factory (``module:function`` or
@@ -439,7 +404,8 @@ def convert_model(old: Side, out: str, model: str, map_path: Optional[str],
         env["TF_USE_LEGACY_KERAS"] = "1"
     from migrate.verify import failure_of, python_c
 
-    done = subprocess.run(python_c(CONVERT_MODEL), env=env, capture_output=True, text=True)
+    child = "from migrate.checkpoints.model_child import main\nmain()\n"  # (model_child.py)
+    done = subprocess.run(python_c(child), env=env, capture_output=True, text=True)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
     try:
         answer = json.loads(last)
