@@ -52,6 +52,10 @@ def test_the_fed_value_is_the_critic_steps_parameter(tmp_path):
      "a run feeding 'self.a' while training variables it is computed from"),
     ('self.a = tf.multiply(a, self.a_bound, name="scaled_a")', "self.a = tf.cast(a, tf.float32) * self.a_bound",
      "computed by more than layers and float32 arithmetic"),
+    # a variable of the state: its dtype is its initial value's (this read crashed the reader)
+    ('self.a = tf.multiply(a, self.a_bound, name="scaled_a")',
+     'W = tf.get_variable("W", [a_dim, a_dim])\n                self.a = tf.tanh(tf.matmul(a, W)) * self.a_bound',
+     "computed by more than layers and float32 arithmetic"),
     # the critic's evaluation layers are then called only on the fed actions
     (ACTOR_RUN, "pass", "is called on a fed graph value ('self.a') by the only steps calling it"),
 ])

@@ -333,8 +333,8 @@ FLOAT_OPS = frozenset({
 
 def fed_dtype(reader, key: str) -> Optional[str]:
     """The dtype of a graph value a run feeds, where proven: ``float32`` when it is computed
-    from float32 placeholders (and variables made without a dtype) by layers and the ops of
-    ``FLOAT_OPS`` only; else None."""
+    from float32 placeholders by layers and the ops of ``FLOAT_OPS`` only; else None (also
+    where it reads a variable of the state: its dtype is its initial value's)."""
     computed = reader.slice([key])
     for call in (c for made in computed for c in nodes_of(made.stmt, (cst.Call,))):
         name = reader.call_name(call) or ""
@@ -345,7 +345,7 @@ def fed_dtype(reader, key: str) -> Optional[str]:
             dtype = optimizers.arguments(reader.plan.placeholders[name], ("dtype", "shape", "name"))
             if not dtype or "dtype" not in dtype or code(dtype["dtype"]).rpartition(".")[2] != "float32":
                 return None
-        elif name in reader.state and any("dtype" in code(v) for v, _ in reader.state[name]):
+        elif name in reader.state:
             return None
     return "float32"
 
