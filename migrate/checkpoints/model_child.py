@@ -3,7 +3,10 @@ factory under the Keras generation its own imports (or ``TF_USE_LEGACY_KERAS``) 
 the TF1 checkpoint into it by the name map, and writes the object-layout checkpoint. It runs
 in a process of its own (``ckpt.convert_model``: a Keras generation is settled once per
 process); its configuration comes in ``TFM_CONVERT`` and its answer is the last line it
-prints, one JSON object."""
+prints, one JSON object.
+
+Imports inside functions: TensorFlow, shims and the name map only after the factory's
+module is loaded, whose own imports choose the Keras generation ("auto")."""
 import json
 import os
 import sys

@@ -27,6 +27,10 @@ of tf-migrate's: it reports through files named in its configuration.
   same seed on every side, and ``numpy.random.seed(None)`` reseeds from it (TF 1.x's MNIST
   reader reseeds numpy so for every DataSet, shuffling the batches differently in every
   run): a program's own unseeded draws and its batches are the same on both sides.
+
+Imports inside functions: TensorFlow, its Keras and the libraries it patches are imported
+only once the program has imported TensorFlow itself (the import hook), so the program
+still chooses its Keras generation.
 """
 # Run by ``verify --program`` in each interpreter as ``python -c <this file's text>`` (see
 # harness.py): Python 3.7 with TensorFlow 1.15 too, so no newer syntax and none of tf-migrate's
