@@ -492,9 +492,14 @@ __all__ = ["CALL_ARGS", "COLLECTIONS", "NATIVE_LAYERS", "collected", "collection
 def variables_read(reader, computed) -> Tuple[Union[str, Layer], ...]:
     """The variables ``computed`` (graph statements) read: those of the state they name, and
     those of the layers they call (in them, or in the module functions they call)."""
-    inside = {i for c in computed for i in _ids(c.stmt)}
-    called = {call.func.value for c in computed for call in nodes_of(c.stmt, (cst.Call,))
-              if isinstance(call.func, cst.Name)}
     out: List[Union[str, Layer]] = [name for c in computed for name in c.reads if name in reader.state]
-    out += [layer for layer in reader.layers if id(layer.call) in inside or layer.owner in called]
+    out += [layer for layer in reader.layers if calls_layer(computed, layer)]
     return tuple(out)
+
+
+def calls_layer(computed, layer: Layer) -> bool:
+    """Whether the graph statements call the layer (in them, or in the module function
+    making it)."""
+    return any(id(layer.call) in _ids(c.stmt) or layer.owner is not None and any(
+        isinstance(call.func, cst.Name) and call.func.value == layer.owner for call in nodes_of(c.stmt, (cst.Call,)))
+        for c in computed)

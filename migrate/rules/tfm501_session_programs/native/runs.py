@@ -10,7 +10,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from ..syntax import _ids, _key
+from ..syntax import _key
 from . import layers, optimizers, summaries, traced
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
@@ -352,12 +352,12 @@ def fed_dtype(reader, key: str) -> Optional[str]:
 
 def fed_values(reader, steps) -> Union[Tuple[Tuple[str, str], ...], Blocker]:
     """The graph values the steps take as parameters (runs feed them): (key, dtype)."""
-    fed = [k for k in reader.plan.overrides if any(k in s.params for s in steps)]
-    unproven = next((k for k in fed if fed_dtype(reader, k) is None), None)
+    fed = tuple((k, fed_dtype(reader, k)) for k in reader.plan.overrides if any(k in s.params for s in steps))
+    unproven = next((k for k, dtype in fed if dtype is None), None)
     if unproven is not None:
         return Blocker(f"a feed of {unproven!r}, computed by more than layers and float32 arithmetic (the "
                        "dtype its step parameter takes is not proven)")
-    return tuple((k, fed_dtype(reader, k)) for k in fed)
+    return fed
 
 
 def fed_builders(program) -> Union[List[Step], str]:
@@ -373,8 +373,8 @@ def fed_builders(program) -> Union[List[Step], str]:
             if tainted & set(computed.reads):
                 tainted |= set(computed.binds)
                 reached.append(computed)
-        for layer in (layer for layer in program.layers if _calls(reached, layer)):
-            builder = next((s for s in program.steps if not fed & set(s.params) and _calls(s.computed, layer)), None)
+        for layer in (layer for layer in program.layers if layers.calls_layer(reached, layer)):
+            builder = next((s for s in program.steps if not fed & set(s.params) and layers.calls_layer(s.computed, layer)), None)
             if builder is None:
                 return (f"the layer {layer.scoped!r} is called on a fed graph value "
                         f"({sorted(fed & set(step.params))[0]!r}) by the only steps calling it, whose "
@@ -382,10 +382,3 @@ def fed_builders(program) -> Union[List[Step], str]:
             if builder not in out:
                 out.append(builder)
     return out
-
-
-def _calls(computed, layer) -> bool:
-    """Whether the statements call the layer (in them, or in the module function making it)."""
-    return any(id(layer.call) in _ids(c.stmt) or layer.owner is not None and any(
-        isinstance(call.func, cst.Name) and call.func.value == layer.owner for call in nodes_of(c.stmt, (cst.Call,)))
-        for c in computed)
