@@ -10,6 +10,8 @@ memory sampled with a seeded numpy RandomState."""
 import numpy as np
 import tensorflow as tf
 
+tf.set_random_seed(7)  # one draw of initial values: the same check in every run
+
 GAMMA = 0.9
 TAU = 0.05
 MEMORY = 32

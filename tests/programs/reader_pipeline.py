@@ -9,6 +9,8 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
+tf.set_random_seed(11)  # one draw of initial values: the same check in every run
+
 out = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
 data_dir = os.path.join(out, "data")
 if not os.path.isdir(data_dir):

@@ -9,7 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
-from migrate.codemod.cstutil import nodes_of, walk
+from migrate.codemod.cstutil import code, nodes_of, walk
 from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_graph
 
 from . import native
@@ -255,6 +255,13 @@ class Detect:
                 raise _Blocked(f"a feed of {plan.overrides[0]}, a graph value, not a placeholder (TF1 let a fed "
                                "value replace what a tensor computes; only native steps take it, as a parameter"
                                + (f", and not here: {model.reason})" if model is not None else ")"))
+            if plan.python_fetches and not isinstance(model, native.NativeProgram):
+                fetch, python = plan.python_fetches[0]
+                raise _Blocked(f"a fetch that is not a graph name: {code(fetch)} (it reads the Python value"
+                               f"{'s' if len(python) > 1 else ''} {', '.join(python)}; only a native step "
+                               f"traced at that run reads {'them' if len(python) > 1 else 'it'}"
+                               + (f", and not here: {model.reason})"
+                                                                  if model is not None else ")"))
         except _NotAProgram:
             return None
         except _Blocked as why:

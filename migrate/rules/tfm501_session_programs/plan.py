@@ -76,6 +76,11 @@ class Plan:
     # graph values a run feeds in place of what they compute (`{self.a: batch_actions}`): only
     # native steps take them (as parameters); the program stays in graph mode otherwise
     overrides: Tuple[str, ...] = ()
+    # expressions a run fetches that read Python values too (`tf.reduce_sum(tf.pow(pred - Y, 2))
+    # / (2 * test_X.shape[0])`), with those names: TF1 built them at that run, from the values
+    # then; a native step traced at that run reads the same (the program stays in graph mode
+    # otherwise)
+    python_fetches: Tuple[Tuple[cst.BaseExpression, Tuple[str, ...]], ...] = ()
     hoisted: List[cst.SimpleStatementLine] = field(default_factory=list)  # graph code in the session block
     late_inits: List[cst.SimpleStatementLine] = field(default_factory=list)  # `init = ...` made there
     eager_runs: List[cst.Call] = field(default_factory=list)  # sess.run(tf.argmax(numpy_array, 1))
@@ -130,8 +135,10 @@ class Planner:
         self._read_graph(stmts, session_at, plan, blockers)
         self._graph_functions = plan.graph_functions  # _graph_expression: `sess.run(G(z))`
         self._overrides = []  # graph values runs feed (_check_feeds)
+        self._python_fetches = []  # fetched expressions reading Python values (_fetch_keys)
         self._read_uses(stmts, session_at, plan, blockers)
         plan.overrides = tuple(self._overrides)
+        plan.python_fetches = tuple(self._python_fetches)
         cluster = self._cluster(stmts, session_at)
         workers = self._sync_workers(stmts, session_at, plan) if cluster else None
         if isinstance(workers, WorkerProgram) and not blockers:
@@ -1179,6 +1186,10 @@ class Planner:
             return
         python = sorted({key for _, key in _collect(fetch, self_name=self_name).reads} - graph_keys
                         - {n for n, q in self.ctx.resolver.aliases.items() if q.startswith("tensorflow")})
+        if python and self._graph_expression(fetch, graph_keys, self_name, python=frozenset(python)):
+            self._exprs.append(fetch)  # only native steps take it (native.read)
+            self._python_fetches.append((fetch, tuple(python)))
+            return
         why = f" (it reads the Python value{'s' if len(python) > 1 else ''} {', '.join(python)})" \
             if python and self_name is None else ""
         raise _Blocked(f"a fetch that is not a graph name: {code(fetch)}{why}")
@@ -1226,11 +1237,12 @@ class Planner:
         names = [self._call_name(c) for c in found.calls]
         return bool(self._call_name(fetch)) and all(n not in INITIALIZERS for n in names if n)
 
-    def _graph_expression(self, fetch, graph_keys, self_name) -> bool:
+    def _graph_expression(self, fetch, graph_keys, self_name, python=frozenset()) -> bool:
         """An expression of graph values and TensorFlow calls only (``a + b``,
         ``tf.argmax(pred, 1)``, ``tf.trainable_variables()``): TF1 built it into the graph
         when the run ran, the conversion builds it with the rest. Not in a class (its build runs elsewhere), and
-        no lambda, comprehension or Python value, which could change between runs."""
+        no lambda, comprehension or Python value, which could change between runs (``python``:
+        the Python names it may read besides, with one graph value at least)."""
         if self_name is not None or isinstance(fetch, (cst.Lambda, cst.ListComp, cst.SetComp,
                                                        cst.DictComp, cst.GeneratorExp)):
             return False
@@ -1248,7 +1260,9 @@ class Planner:
         # graph values, or TensorFlow alone (`tf.trainable_variables()`: the graph's variables),
         # through the graph's own functions (`G(z)`)
         tf_names |= self._graph_functions
-        return bool(reads) and reads <= graph_keys | tf_names and not found.binds \
+        if python and not reads & graph_keys:
+            return False
+        return bool(reads) and reads <= graph_keys | tf_names | python and not found.binds \
             and next(nodes_of(fetch, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
                                       cst.GeneratorExp, cst.NamedExpr)), None) is None
 

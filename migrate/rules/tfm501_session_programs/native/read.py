@@ -30,7 +30,7 @@ from . import (batchnorm, checkpoints, classes, copies, forward, layers, optimiz
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Saver,
                     Summary, Training)
-from .runs import _train_runs_merged, fed_builders, fed_values, read_runs
+from .runs import _train_runs_merged, fed_builders, fed_values, python_reads, read_runs
 from .state import GET_VARIABLE, VARIABLES
 from .syntax import _binds, _bound, _free_names, _imported, _names_read
 
@@ -79,6 +79,9 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
+    why = python_reads(plan, runs, stmts, session_at)
+    if why:
+        return Blocker(why)
     why = regularizers.unbuilt(reader, runs) or batchnorm.check(reader, runs) or traced.unplaced(reader)
     if why:
         return Blocker(why)

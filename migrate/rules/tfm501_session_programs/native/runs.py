@@ -4,7 +4,7 @@ bound to a name), the placeholders its fetches need; pure, over the graph ``read
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
@@ -53,6 +53,7 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bo
     written = _written(reader, call, shape, items, summarized, assign, any(trains))
     if isinstance(written, Blocker):
         return written
+    target = assign.targets[0].target if assign is not None and shape == "single" else None
     if (written is None or shape != "single") and assign is not None \
             and not (isinstance(assign.targets[0].target, (cst.Tuple, cst.List))
                                    and len(assign.targets[0].target.elements) == len(items)
@@ -94,7 +95,8 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bo
     if missing:
         return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
     step = _step_of(steps, tuple(returns), tuple(trainings), params, tuple(computed), needed,
-                    tuple(written_summaries), written.writer if written is not None else None, updates=tuple(updated))
+                    tuple(written_summaries), written.writer if written is not None else None, updates=tuple(updated),
+                    named=target.value if isinstance(target, cst.Name) else "")
     return Run(call, step, shape, items, keys, tuple(f for f in fed if f[0] in params), trains,
                assign if any(trains) and (shape != "single" or written is not None) else None, feed_name,
                written, alone)
@@ -163,8 +165,9 @@ def _copy_run(reader, call, steps, shape, items, keys, feeds) -> Union[Run, Bloc
 
 
 def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, needed, written, writer,
-             copies=(), updates=()) -> Step:
-    """The step of runs that fetch, train, feed, write, copy and update the same: one per kind of run."""
+             copies=(), updates=(), named: str = "") -> Step:
+    """The step of runs that fetch, train, feed, write, copy and update the same: one per
+    kind of run (``named``: the name its value is assigned to, for an expression's step)."""
     signature = (tuple(r if isinstance(r, str) else code(r) for r in returns),
                  tuple(t.key for t in trainings), params, tuple(s.tag for s in written), writer,
                  tuple(c.key for c in copies), updates)
@@ -172,6 +175,8 @@ def _step_of(steps: Dict[tuple, Step], returns, trainings, params, computed, nee
     if step is None:
         taken = set(params) | set(needed) | {b for c in computed for b in c.binds}
         name = copies[0].key.rpartition(".")[2] if copies else _step_name(returns, trainings, written, updates)
+        if name == "compute" and named and not named.startswith("_"):  # `testing_cost = sess.run(a / b)`
+            name = f"compute_{named}"
         step = steps[signature] = Step(name, params, returns, computed, trainings, written, writer,
                                        "step" if "step" not in taken else "summary_step", tuple(copies))
     return step
@@ -382,3 +387,29 @@ def fed_builders(program) -> Union[List[Step], str]:
             if builder not in out:
                 out.append(builder)
     return out
+
+
+def python_reads(plan, runs: Sequence[Run], stmts, session_at: int) -> Optional[str]:
+    """Why a fetched expression reading Python values (``plan.python_fetches``: ``... / (2 *
+    test_X.shape[0])``) is not proven the same in its step, else None. TF1 built it from
+    their values at its run; the step, traced at its first call, reads them then (as a
+    function of the block reads its names). The same when that run is its step's only
+    caller and runs once: a statement of the session's block (or its scope) itself, not
+    in a loop or a function (the names are the graph's Python values, never the step's
+    parameters or what it computes)."""
+    if not plan.python_fetches:
+        return None
+    anchor = stmts[session_at]
+    tops = [*stmts[session_at + 1:], *(anchor.body.body if isinstance(anchor, cst.With) else ())]
+    once = {id(c) for s in tops if isinstance(s, cst.SimpleStatementLine) for c in nodes_of(s, (cst.Call,))}
+    for fetch, python in plan.python_fetches:
+        if plan.session in python:
+            return f"it reads the session {plan.session!r}"
+        run = next((r for r in runs if any(item is fetch for item in r.items)), None)
+        if run is None or run.step is None:
+            return f"{code(fetch)[:40]} is not fetched by a step"
+        if id(run.call) not in once:
+            return "its run is in a loop, a block or a function (the step would keep the values of its first run)"
+        if sum(r.step is run.step for r in runs) > 1:
+            return "another run calls the same step (it would keep the values of the first run)"
+    return None
