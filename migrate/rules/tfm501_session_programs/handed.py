@@ -418,3 +418,44 @@ def _handed_arg(call: cst.Call, handed: HandedClass) -> Optional[cst.BaseExpress
                 or arg.keyword is not None and arg.keyword.value == handed.param:
             return arg.value
     return None
+
+
+def imported_handoff(module: cst.Module, stmts, session_at: int, session: Optional[str]) -> Optional[str]:
+    """Where the session of a script with no graph code of its own is handed to code of
+    another module (``DoubleDQN(..., sess=sess)``, ``from RL_brain import DoubleDQN``): what
+    it is handed to and where that is from, for the finding, else None. That code builds
+    the graph (and runs it) in its own module: not this script's program."""
+    if session is None:
+        return None
+    origin: Dict[str, str] = {}  # local name -> the module it is imported from
+    for stmt in module.body:
+        for small in (stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ()):
+            if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+                source = "." * len(small.relative) + (code(small.module) if small.module is not None else "")
+                for alias in small.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    if isinstance(local, cst.Name):
+                        origin[local.value] = source
+            elif isinstance(small, cst.Import):
+                for alias in small.names:
+                    local = alias.asname.name if alias.asname is not None else alias.name
+                    while isinstance(local, cst.Attribute):  # `import a.b` binds a
+                        local = local.value
+                    if isinstance(local, cst.Name):
+                        origin[local.value] = code(alias.name)
+    anchor = stmts[session_at]
+    rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+    handed: Dict[str, str] = {}
+    for stmt in rest:
+        for call in nodes_of(stmt, (cst.Call,)):
+            root = call.func
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and root.value in origin and origin[root.value].split(".")[0] not in (
+                    "tensorflow", "tf") and any(_key(a.value, None) == session for a in call.args):
+                handed.setdefault(code(call.func), origin[root.value])
+    if not handed:
+        return None
+    what = ", ".join(f"{name} (from {source})" for name, source in handed.items())
+    return (f"the session is handed to {what}, whose code in another module builds and runs the graph: "
+            "a session shared with another module's graph stays in graph mode with it")

@@ -12,7 +12,7 @@ from migrate.codemod.cstutil import code, nodes_of, string_value, walk
 from migrate.codemod.queues import START, queue_input
 from migrate.codemod.shared import GRAPH_SWITCHES
 
-from .syntax import (ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_SEEDS, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
+from .syntax import (NO_GRAPH, ASSIGNS, CLUSTER, COLLECTION_READS, GRAPH_ATTRIBUTES, GRAPH_SEEDS, GRAPH_READERS, INITIALIZERS, PLACEHOLDERS, SCAFFOLD_FIELDS, SESSION_RUN_ARGS,
                      SUPERVISOR_REFUSED,
                      _assigned_key, _Blocked, _collect,
                      _fresh_container, _function_locals, _ids, _key, _method_args, _parameters, _NotAProgram, _plain, _program_saver, _saver_options, _shadowed, _value,
@@ -179,7 +179,7 @@ class Planner:
             functions += self._scan(stmts, range(session_at + 1, end), session_at, plan, blockers)
             region = range(end)
         if not plan.placeholders and not plan.graph and not blockers:
-            raise _Blocked("no graph-building code found before the Session")
+            raise _Blocked(NO_GRAPH)
         plan.graph += self._helper_values(stmts, region, functions, plan)
         if plan.supervisor is not None:  # it becomes shims.Supervisor(program, <its arguments>)
             blockers += self._supervisor_args(plan)

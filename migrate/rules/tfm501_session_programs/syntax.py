@@ -9,6 +9,9 @@ import libcst as cst
 from migrate.codemod.cstutil import NameReads, code, nodes_of, walk
 
 SESSIONS = {"tf.Session", "tf.InteractiveSession"}
+# why a session with no graph before it is not a program here (detect names the code it is
+# handed to where another module builds the graph)
+NO_GRAPH = "no graph-building code found before the Session"
 # graph code that reads the graph as a whole (its summaries) rather than named values: written
 # inside the session's block (`merged = tf.summary.merge_all()` beside the FileWriter), it is
 # graph code all the same
