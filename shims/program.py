@@ -391,7 +391,8 @@ def _layer_builds(layer_class, graph):
         # TF1's own layers (tf.compat.v1.layers: tf_keras' legacy layers) make their
         # variables in their variable scope, already TF1's names: None keeps them
         legacy = getattr(layer, "_keras_style", True) is False
-        builds.append(None if legacy else (graph.get_name_scope(), tf.compat.v1.get_variable_scope().name))
+        builds.append(None if legacy else (graph.get_name_scope(), tf.compat.v1.get_variable_scope().name,
+                                           getattr(layer, "name", "")))
         try:
             return original(layer, arg)
         finally:
@@ -1395,11 +1396,15 @@ def _tf1_layer_key(name: str) -> str:
     builds = _BUILDING.__dict__.get("keras_builds")
     if not builds or any(build is None for build in builds):
         return name
-    scope, variable_scope = builds[0]  # the outermost layer being built (a cell's RNN)
-    parent = _REPLICA_SCOPE.sub("", scope).rpartition("/")[0]  # the call's name scope
+    scope, variable_scope, own = builds[0]  # the outermost layer being built (a cell's RNN)
+    parent, _, last = _REPLICA_SCOPE.sub("", scope).rpartition("/")  # the call's name scope, the layer's
     if parent and not name.startswith(parent + "/"):
         return name
     rest = name[len(parent) + 1:] if parent else name
+    if own and rest.startswith(last + "/") and re.fullmatch(re.escape(own) + r"_\d+", last):
+        # the graph made the layer's name scope unique (Keras 3 opened ``dense_1`` for the
+        # layer called before it): TF1 named the layer's variables after the layer's name
+        rest = own + rest[len(last):]
     return f"{variable_scope}/{rest}" if variable_scope else rest
 
 

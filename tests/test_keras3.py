@@ -658,3 +658,42 @@ def test_unnamed_keras_3_layers_in_a_program_keep_tf1_names(tmp_path, tf1_python
     assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
     assert {v["name"] for v in report["variables"]} >= {"batch_normalization/moving_mean",
                                                        "batch_normalization_1/gamma", "dense/kernel"}
+
+
+HOISTED_LAYERS = '''
+import numpy as np
+import tensorflow as tf
+
+x = tf.placeholder(tf.float32, [None, 3])
+y = tf.placeholder(tf.float32, [None, 1])
+h = tf.layers.dense(x, 8, tf.nn.relu)
+h = tf.layers.dropout(h, 0.0)
+pred = tf.layers.dense(h, 1)
+loss = tf.reduce_mean(tf.square(pred - y))
+train = tf.train.AdamOptimizer(0.01).minimize(loss)
+xs = np.random.RandomState(0).rand(32, 3).astype(np.float32)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for _ in range(5):
+        print("LOSS", sess.run([train, loss], {x: xs, y: xs.sum(1, keepdims=True)})[1])
+'''
+
+
+@pytest.mark.slow
+def test_unnamed_keras_3_layers_made_once_keep_tf1_names(tmp_path, tf1_python):
+    """The layers of a script's graph made once, unnamed, before the GraphProgram step
+    (``dense_layer_1 = tf.keras.layers.Dense(1)``): Keras 3 opens a layer's name scope
+    again when it is called, so the graph made the second layer's scope unique
+    (``dense_1_1``); its variables keep TF1's ``dense_1/*`` names, the shared initial values
+    and the final variables match TF 1.15's."""
+    source = tmp_path / "legacy.py"
+    source.write_text(HOISTED_LAYERS)
+    out = cli("upgrade", source, "--outtree", tmp_path / "out", "--keras", "3", "--no-cache")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "dense_layer_1 = tf.keras.layers.Dense(1)" in (tmp_path / "out" / "legacy.py").read_text()
+    proc = cli("verify", source, tmp_path / "out" / "legacy.py", "--program", "--tf1-python", tf1_python,
+               "--tf1-cache", tf1_oracle.RESULTS, "--format", "json")
+    report = json.loads(proc.stdout)
+    assert not report["init"]["not_used_by_migrated"] and not report["init"]["migrated_not_in_tf1"], report["init"]
+    assert report["ok"], report["first_difference"] or [v for v in report["variables"] if not v["ok"]]
+    assert {"dense_1/kernel", "dense_1/kernel/Adam"} <= {v["name"] for v in report["variables"]}
