@@ -96,6 +96,10 @@ class Training:
     global_step: Optional[str]        # a state variable minimize increments
     scope: str = ""                   # the name scopes minimize ran in (TF1's ``train/beta1_power``)
     negated: bool = False             # ``minimize(-loss)``: the gradients of ``-loss``
+    # minimize written out (``gradients.py``): what compute_gradients bound (the pairs, made
+    # from the tape's gradients) and what apply_gradients was given
+    pairs: Optional[str] = None
+    applied: Optional[cst.BaseExpression] = None
 
 
 @dataclass(frozen=True)

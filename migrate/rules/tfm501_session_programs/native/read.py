@@ -25,8 +25,8 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
-from . import (batchnorm, checkpoints, classes, copies, forward, layers, optimizers, regularizers, session, state,
-               summaries, traced, updates)
+from . import (batchnorm, checkpoints, classes, copies, forward, gradients, layers, optimizers, regularizers,
+               session, state, summaries, traced, updates)
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Saver,
                     Summary, Training)
@@ -79,7 +79,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         if len(call.args) != 1 or isinstance(fetched, (cst.List, cst.Tuple, cst.Dict)):
             return Blocker("a run of TensorFlow on Python values with several fetches")
     runs = _train_runs_merged(runs)
-    why = python_reads(plan, runs, stmts, session_at)
+    why = python_reads(plan, runs, stmts, session_at) or gradients.fetched_pairs(reader, runs)
     if why:
         return Blocker(why)
     why = regularizers.unbuilt(reader, runs) or batchnorm.check(reader, runs) or traced.unplaced(reader)
@@ -152,6 +152,8 @@ class _Reader:
         self.optimizers: Dict[str, Optimizer] = {}
         self.trainings: Dict[str, Training] = {}
         self.losses: Set[str] = set()  # names minimize() reads (they may not be bound again)
+        # compute_gradients' pairs: key -> (its optimizer's key, the loss, the variables)
+        self.pairs: Dict[str, Tuple[str, str, tuple]] = {}
         self.dropped: List[cst.BaseStatement] = []
         self.seeds: List[cst.SimpleStatementLine] = []
         self.layers: List[Layer] = []
@@ -292,6 +294,9 @@ class _Reader:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) \
                 and value.func.attr.value == "minimize":
             return self.training(stmt, binds, value)
+        if gradients.is_half(value):  # minimize written out
+            return (gradients.computed if gradients.is_half(value) == "compute_gradients" else gradients.applied)(
+                self, stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
         if makes_variables or state.made_by_helper(self, value):
@@ -441,23 +446,10 @@ class _Reader:
         """``train_op = <optimizer>.minimize(loss, ...)``."""
         if len(binds) != 1:
             return "a train op unpacked"
-        made = call.func.value
-        if self.key(made) in self.optimizers:
-            optimizer = self.optimizers.pop(self.key(made))
-            users = [t for t in self.trainings.values() if t.optimizer.stmt is optimizer.stmt]
-            if users:
-                return f"the optimizer {self.key(made)!r} minimizes two losses"
-        elif isinstance(made, cst.Call) and (self.call_name(made) or "").startswith("tf.train.") \
-                and (self.call_name(made) or "").endswith("Optimizer"):
-            why = self.optimizer(stmt, ("_",), made, self.call_name(made))
-            if why:
-                return why
-            optimizer = self.optimizers.pop("_")
-        else:
-            return "minimize() of something other than a TF1 optimizer made here"
-        args = optimizers.arguments(call, ("loss", "global_step", "var_list", "gate_gradients",
-                                           "aggregation_method", "colocate_gradients_with_ops",
-                                           "name", "grad_loss"))
+        optimizer = gradients.optimizer_of(self, stmt, call.func.value)
+        if isinstance(optimizer, str):
+            return optimizer
+        args = optimizers.arguments(call, gradients.MINIMIZE)
         loss_expr = args.get("loss") if args is not None else None
         negated = isinstance(loss_expr, cst.UnaryOperation) and isinstance(loss_expr.operator, cst.Minus)
         if negated:  # `minimize(-self.exp_v)`: a policy gradient's ascent
@@ -467,34 +459,14 @@ class _Reader:
         extra = set(args) - {"loss", "global_step", "var_list", "name", "colocate_gradients_with_ops"}
         if extra:
             return f"minimize()'s {sorted(extra)[0]}"
-        step = args.get("global_step")
-        if step is not None and not (self.key(step) in self.state and len(self.state[self.key(step)]) == 1):
-            return "a global step that is not a variable made here"
-        if "var_list" in args:
-            variables = layers.var_list(self, args["var_list"])
-            if variables is None:
-                return "a var_list that is not a list of the variables made here"
-        else:  # every trainable variable the loss has a gradient for (TF1 updated no other)
-            reached = copies.differentiated(self, self.key(args["loss"]))
-            variables = tuple(expr for expr, trainable in self.variables
-                              if trainable and (id(expr) if isinstance(expr, Layer) else expr) in reached)
-        loss = self.key(args["loss"])
-        sparse = optimizers.sparse(self, {loss})
-        keras, why = optimizers.keras_form(optimizer.tf1_name, optimizer.call, sparse)
-        variable = next((n for n in _names_read(optimizer.call, self.self_name) if n in self.state), None)
-        if variable is not None:  # TF1 read it at each step; only TF1's optimizer is proven so
-            keras, why = None, f"its arguments read the variable {variable!r} at each step"
-        if keras is None and any(isinstance(v, Layer) for v in variables):  # (Keras 3's are not tf.Variables)
-            return f"{optimizer.tf1_name.rsplit('.', 1)[-1]} is kept ({why}) and trains Keras layers, whose variables a TF1 optimizer cannot update"
-        optimizer = Optimizer(optimizer.stmt, optimizer.call, optimizer.tf1_name, keras, why)
-        self.losses.add(loss)
-        self.trained_from[binds[0]] = len(self.variables)
-        self.trainings[binds[0]] = Training(binds[0], stmt, loss, optimizer, variables,
-                                            self.key(step) if step is not None else None, "/".join(self.name_scopes),
-                                            negated)
-        if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
-            self.dropped.append(stmt)
-        return None
+        why = gradients.global_step(self, args.get("global_step"))
+        if why:
+            return why
+        variables = gradients.trained_variables(self, args)
+        if variables is None:
+            return "a var_list that is not a list of the variables made here"
+        return gradients.trains(self, binds[0], stmt, optimizer, self.key(args["loss"]), variables,
+                                args.get("global_step"), negated)
 
     def slice(self, names, cut=()) -> List[Computed]:
         """The computed statements ``names`` need, in the program's order: a name read is

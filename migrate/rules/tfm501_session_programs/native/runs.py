@@ -123,6 +123,8 @@ def _fetched(reader, items, trains):
         if train:
             trainings.append(reader.trainings[key])
             reads.append(trainings[-1].loss)
+            if trainings[-1].applied is not None:  # apply_gradients(clipped): what it applies
+                reads.extend(_names_read(trainings[-1].applied, reader.self_name))
             continue
         if key is not None:
             if key not in reader.computed and key not in reader.state:

@@ -6,6 +6,7 @@ variable copies; a class's as its methods (``self`` first, the graph attributes 
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import groupby
 from typing import Dict, Optional, Tuple
 
@@ -16,6 +17,7 @@ from migrate.codemod.cstutil import code, fresh_name
 from ..convert import _as_moved
 from ..syntax import _value
 from . import classes, copies, optimizers, runs, summaries, traced
+from .gradients import after_gradients
 from .model import Forward, NativeProgram, Step
 
 
@@ -127,7 +129,9 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
     are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes
     (a class's method: ``self`` first, its signature given in ``__init__`` where it reads
     ``__init__``'s values)."""
-    body = _computed(ctx, step, forward, tf, method) + _copies(step, layers)
+    applied = after_gradients(step)  # statements reading compute_gradients' pairs
+    body = _computed(ctx, replace(step, computed=tuple(c for c in step.computed if id(c) not in applied)),
+                     forward, tf, method) + _copies(step, layers)
     returned = [r if isinstance(r, str) else code(captured.get(id(r), r)) for r in step.returns]
     if step.trainings:
         tape = local["tape"]
@@ -146,9 +150,14 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
             optimizer = made[id(training.optimizer.stmt)]
             lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
                       f"{gradients} = {tape}.gradient({losses[at]}, {variables})\n"]
-            updates += [f"{optimizer}.apply_gradients(zip({gradients}, {variables}))\n",
+            if training.pairs:  # compute_gradients' pairs, from the tape's gradients
+                lines.append(f"{training.pairs} = list(zip({gradients}, {variables}))\n")
+            pairs = code(training.applied) if training.applied is not None else f"zip({gradients}, {variables})"
+            updates += [f"{optimizer}.apply_gradients({pairs})\n",
                         *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
         body += [cst.parse_statement(line) for line in lines]
+        body += _moved(ctx, [c for c in step.computed if id(c) in applied and c.binds[0] not in
+                             {t.pairs for t in step.trainings}], tf, method)  # (clipped as written)
         body += _summaries(ctx, step, tf)
         body += [cst.parse_statement(line) for line in updates]
     else:
