@@ -14,7 +14,7 @@ from migrate.codemod.shared import DATASET_ITERATOR_METHODS, graph_loop, is_tf1_
 
 from . import native
 from .built import rebound_after_build
-from .handed import imported_handoff
+from .handed import global_session_objects, imported_handoff
 from .plan import Plan
 from .syntax import (NO_GRAPH, CONVERTED_MONITORED, MONITORED, PYTHON_SIDE, PYTHON_SIDE_MODULES, SESSIONS, SUPERVISED, SUPERVISOR, _assigned_key, _bare_pass, _last_bare,
                      _Blocked, _collect, _default_of, _ids, _key, _NotAProgram, _plain, _value, innermost_function)
@@ -272,8 +272,10 @@ class Detect:
                 return None
             handed = None if self_name else (self._handed_blocker(stmts, session_at)
                                              or self._object_blocker(stmts, session_at))
-            if handed is None and str(why).startswith(NO_GRAPH):  # built by another module's code
-                handed = imported_handoff(self.ctx.module, stmts, session_at, self._session_stmt(stmts[session_at]))
+            if handed is None and str(why).startswith(NO_GRAPH):  # built by code elsewhere
+                session = self._session_stmt(stmts[session_at])
+                handed = imported_handoff(self.ctx.module, stmts, session_at, session) \
+                    or global_session_objects(self.ctx.module, stmts, session_at, session)
             self._blocked.append(
                 (stmts[session_at], handed or str(why), written))
             return None

@@ -459,3 +459,22 @@ def imported_handoff(module: cst.Module, stmts, session_at: int, session: Option
     what = ", ".join(f"{name} (from {source})" for name, source in handed.items())
     return (f"the session is handed to {what}, whose code in another module builds and runs the graph: "
             "a session shared with another module's graph stays in graph mode with it")
+
+
+def global_session_objects(module: cst.Module, stmts, session_at: int, session: Optional[str]) -> Optional[str]:
+    """Where a script's session is made before objects of classes of the module that run
+    it through its module-level name (A3C's ``SESS = tf.Session()``, then ``ACNet(...)`` and
+    ``Worker(...)`` whose methods call ``SESS.run``): those objects, for the finding."""
+    if session is None or "." in session:
+        return None
+    classes = {c.name.value for c in module.body if isinstance(c, cst.ClassDef)
+               and any(n.value == session for n in nodes_of(c, (cst.Name,)))}
+    anchor = stmts[session_at]
+    rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+    made = [call.func.value for stmt in rest for call in nodes_of(stmt, (cst.Call,))
+            if isinstance(call.func, cst.Name) and call.func.value in classes]
+    if not made:
+        return None
+    return (f"the graph is built by {', '.join(dict.fromkeys(made))} objects, whose methods run the session "
+            f"{session!r} through its module-level name: a session its objects share as a global stays in "
+            "graph mode with them")
