@@ -7,7 +7,7 @@ reach, a run fetching them, another optimizer applying them) the program keeps t
 GraphProgram form and says why."""
 import pytest
 
-from test_native_programs import TF1_LEFT, cli, code_only, upgraded, verified
+from test_native_programs import TF1_LEFT, code_only, settled_and_verified, upgrade_says, upgraded
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
@@ -68,9 +68,7 @@ def test_gradients_written_out_become_the_steps_and_equal_tf_1_15(name, old, new
         "    optimizer.apply_gradients(zip(grads, [var for _, var in grads_and_vars]))"]
     assert [step.index(line) for line in written[:4]] == sorted(step.index(line) for line in written[:4]), step
     assert all(line in step for line in written), step
-    again = cli("upgrade", tmp_path / "out" / f"{name}.py", "--no-cache")
-    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
-    report = verified(legacy, tmp_path / "out" / f"{name}.py", tf1_python)
+    report = settled_and_verified(tmp_path, legacy, name, tf1_python)
     assert {"W1/Adam", "W2/Adam_1", "global_step"} <= {v["name"] for v in report["variables"]}
 
 
@@ -118,7 +116,7 @@ def test_layers_clipped_by_global_norm_fetching_the_norm_equal_tf_1_15(tmp_path,
            "    opt.apply_gradients(zip(grads, [v for _, v in gvs]))\n" \
            "    return loss, norm\n" in step, step
     assert "opt = tf.keras.optimizers.SGD(learning_rate=0.1, momentum=0.9)" in migrated, migrated
-    report = verified(legacy, tmp_path / "out" / "global_norm.py", tf1_python)
+    report = settled_and_verified(tmp_path, legacy, "global_norm", tf1_python)
     assert {"hidden/kernel/Momentum", "logits/bias"} <= {v["name"] for v in report["variables"]}
 
 
@@ -137,6 +135,5 @@ def test_layers_clipped_by_global_norm_fetching_the_norm_equal_tf_1_15(tmp_path,
 ])
 def test_pairs_tf1_gave_otherwise_keep_the_graph_program_and_say_why(old, new, why, tmp_path):
     assert old in CLIPPED
-    (tmp_path / "clipped.py").write_text(CLIPPED.replace(old, new))
-    out = cli("upgrade", tmp_path / "clipped.py", "--no-cache").stdout
+    out = upgrade_says(tmp_path, "clipped", CLIPPED.replace(old, new))
     assert "(shims.GraphProgram); not written as native TF2 steps: " in out and why in out, out

@@ -84,6 +84,19 @@ def upgraded(tmp_path, name, source):
     return legacy, (tmp_path / "out" / f"{name}.py").read_text()
 
 
+def settled_and_verified(tmp_path, legacy, name, tf1_python):
+    """out/<name>.py (``upgraded``'s) unchanged by a second upgrade, then ``verified``."""
+    again = cli("upgrade", tmp_path / "out" / f"{name}.py", "--no-cache")
+    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
+    return verified(legacy, tmp_path / "out" / f"{name}.py", tf1_python)
+
+
+def upgrade_says(tmp_path, name, source) -> str:
+    """What ``upgrade`` prints for ``source`` written as <name>.py."""
+    (tmp_path / f"{name}.py").write_text(source)
+    return cli("upgrade", tmp_path / f"{name}.py", "--no-cache").stdout
+
+
 def verified(legacy, migrated_path, tf1_python):
     """`verify --program` of the two on TF 1.15 and TF 2.21: its JSON report, asserted equal."""
     proc = cli("verify", legacy, migrated_path, "--program", "--tf1-python", tf1_python,

@@ -6,7 +6,7 @@ step traced at that run reads the same value, when the run is its step's only ca
 runs once; otherwise the program stays and says why."""
 import pytest
 
-from test_native_programs import TF1_LEFT, cli, code_only, upgraded, verified
+from test_native_programs import TF1_LEFT, code_only, settled_and_verified, upgrade_says, upgraded
 
 pytest.importorskip("tensorflow")
 pytestmark = pytest.mark.slow
@@ -56,9 +56,7 @@ def test_the_expression_is_a_step_reading_the_value_and_equals_tf_1_15(tmp_path,
     assert "    return tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * held_x.shape[0])" in migrated, migrated
     assert "held_cost = compute_held_cost(held_x, held_y).numpy()" in migrated, migrated
     assert 'print("SCALED", compute().numpy())' in migrated, migrated
-    again = cli("upgrade", tmp_path / "out" / "fit.py", "--no-cache")
-    assert again.returncode == 0 and "0 would change" in again.stderr, again.stdout + again.stderr
-    report = verified(legacy, tmp_path / "out" / "fit.py", tf1_python)
+    report = settled_and_verified(tmp_path, legacy, "fit", tf1_python)
     printed = {line["template"] for line in report["streams"]["printed"]["lines"]}
     assert {"HELD #", "SCALED #"} <= printed, printed  # compared with TF 1.15's, not only run
 
@@ -74,8 +72,7 @@ def test_the_expression_is_a_step_reading_the_value_and_equals_tf_1_15(tmp_path,
 ])
 def test_a_value_the_step_could_keep_stale_keeps_the_program_and_says_why(old, new, why, tmp_path):
     assert old in FIT
-    (tmp_path / "fit.py").write_text(FIT.replace(old, new))
-    out = cli("upgrade", tmp_path / "fit.py", "--no-cache").stdout
+    out = upgrade_says(tmp_path, "fit", FIT.replace(old, new))
     assert "Session program kept in TF1 graph mode: a fetch that is not a graph name: " \
            "tf.reduce_sum(tf.pow(pred - Y, 2)) / (2 * " in out, out
     assert "only a native step traced at that run reads " in out and ", and not here: " + why in out, out

@@ -71,16 +71,16 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     _block_renames(ctx, finding, program)
     for run in program.runs:
         _run_edit(finding, run, ref(names[id(run.step)]) if run.step is not None else "", session,
-                  captured, form, param)
+                  captured, form, param, {key for key, _ in program.defaults})
     local = _local_names(ctx, ("tape", "variables", "gradients", "loss"))
-    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
-    specs.update({key: f"{tf}.TensorSpec(None, {tf}.{dtype})" for key, dtype in program.overrides})
+    specs = _specs(program, tf)
+    given = {key: made.value for key, made in program.defaults}  # the steps' parameters' defaults
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
     def functions() -> list:  # the forward function and the steps (a class's: its methods)
         out = [steps.forward_function(ctx, *forward, tf, method)] if forward is not None else []
-        out += [steps.step_function(ctx, step, names[id(step)], tf, local, made, captured, layers, specs, forward, method)
-                for step in program.steps]
+        out += [steps.step_function(ctx, step, names[id(step)], tf, local, made, captured, layers, specs, forward,
+                                    method, given) for step in program.steps]
         above = _blank_lines([]) if at_module else [cst.EmptyLine(indent=False)] if method else []
         return [f.with_changes(leading_lines=above) for f in out]
 
@@ -108,6 +108,15 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor, tf)
+
+
+def _specs(program: NativeProgram, tf: str) -> Dict[str, str]:
+    """Each step parameter's TensorSpec: a placeholder's dtype and shape, a fed graph
+    value's dtype, a default's dtype (as TF1 converted it) and shape."""
+    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
+    specs.update({key: f"{tf}.TensorSpec(None, {tf}.{dtype})" for key, dtype in program.overrides})
+    specs.update({key: f"{tf}.TensorSpec({made.shape}, {tf}.{made.dtype})" for key, made in program.defaults})
+    return specs
 
 
 def _place(finding: Finding, stmts, session_at: int, program: NativeProgram, definitions: Callable, gone,
@@ -162,13 +171,13 @@ def _removals(finding: Finding, program: NativeProgram, stmts, statement_of: Cal
 
 
 def _run_edit(finding: Finding, run: Run, step: str, session: str, captured: Dict[int, cst.BaseExpression],
-              form: Optional[classes.ClassForm], param: Callable[[str], str]) -> None:
+              form: Optional[classes.ClassForm], param: Callable[[str], str], defaults=frozenset()) -> None:
     """A run of the session: the call of its step (``step``), its results as numpy; a run
     reading variables only: their values where it was (``W.numpy()``)."""
     if run.step is None:
         finding.replace(run.call, lambda updated: _read_values(run, updated, session, form))
         return
-    caller = _caller(run, step, session, captured, form, param)
+    caller = _caller(run, step, session, captured, form, param, defaults)
     if run.unpacked is not None:
         finding.replace(run.unpacked, lambda updated: _unpacked(updated, run, caller))
     else:
@@ -228,6 +237,9 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None, p
         finding.add_import(batchnorm.KERAS)  # (tf_keras' BatchNormalization is TF 1.15's)
     for call in program.get_variables:
         finding.replace(call, _as_variable(call, tf))
+    for call in program.global_steps:  # TF1's: an int64 scalar named global_step, not trained
+        finding.replace(call, cst.parse_expression(f'{tf}.Variable(0, dtype={tf}.int64, trainable=False, '
+                                                   'name="global_step")'))
     for stmt, names in groupby(sorted(program.collection_lists, key=lambda p: id(p[0])), key=lambda p: p[0]):
         finding.replace(stmt, lambda updated, gone={n for _, n in names}: _unbound(updated, gone))
     if form is not None:
@@ -330,7 +342,7 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
                  *(r.written.inline.func for r in program.runs if r.written and r.written.inline is not None),
                  *(item for f in program.layer_functions for item in f.scopes),
                  *(stmt for f in program.layer_functions for stmt in f.reuses), *regularizers.written(program),
-                 *(call.func for call in program.initializers),
+                 *(call.func for call in program.initializers), *program.global_steps,
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]
@@ -472,7 +484,7 @@ def _optimizer_maker(optimizer: Optimizer, name: str, tf: str):
 
 
 def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpression], form=None,
-            param: Callable[[str], str] = str):
+            param: Callable[[str], str] = str, defaults=frozenset()):
     """updated run call -> the step's call, fed what the run fed (the fetched expressions
     as the fixes left them go to ``captured``, for the step's body)."""
     self_name = form and form.self_name
@@ -491,10 +503,13 @@ def _caller(run: Run, name: str, session: str, captured: Dict[int, cst.BaseExpre
         if isinstance(feeds, cst.Dict):
             values = {_key(e.key, self_name): e.value for e in feeds.elements}
         fed = [p for p, _ in run.feeds]
-        if fed == list(run.step.params):
-            args = [cst.Arg(values[p]) for p in run.step.params]
+        plain = [p for p in run.step.params if p not in defaults]  # (a default's left out where not fed)
+        if fed[:len(plain)] == plain:
+            args = [cst.Arg(values[p]) for p in plain] + [
+                cst.Arg(values[p], keyword=cst.Name(param(p)), equal=_EQUAL) for p in fed[len(plain):]]
         else:
-            args = [cst.Arg(values[p], keyword=cst.Name(param(p)), equal=_EQUAL) for p in run.step.params]
+            args = [cst.Arg(values[p], keyword=cst.Name(param(p)), equal=_EQUAL) for p in run.step.params
+                    if p in values]
         return cst.Call(func, [*args, *step])
     return call
 

@@ -40,6 +40,12 @@ def is_half(call) -> Optional[str]:
     return None
 
 
+def half(reader, stmt, binds, call: cst.Call) -> Optional[str]:
+    """Reads ``compute_gradients`` (``computed``) or ``apply_gradients`` (``applied``)."""
+    read = computed if is_half(call) == "compute_gradients" else applied
+    return read(reader, stmt, binds, call)
+
+
 def optimizer_of(reader, stmt, made) -> Union[Optimizer, str]:
     """The TF1 optimizer a train op's call is a method of (made by the script, or inline
     ``tf.train.AdamOptimizer(0.01).minimize(loss)``), taken from those not used yet."""

@@ -236,6 +236,10 @@ class NativeProgram:
     graph_writes: Tuple[cst.SimpleStatementLine, ...] = ()
     # graph values runs feed in place of what they compute (``self.a``): steps' parameters too, of a dtype
     overrides: Tuple[Tuple[str, str], ...] = ()
+    # placeholders with a default (``defaults.Default``): steps' parameters with it
+    defaults: Tuple[Tuple[str, object], ...] = ()
+    # tf.train.get_or_create_global_step(): written as TF1's tf.Variable (state.GLOBAL_STEPS)
+    global_steps: Tuple[cst.Call, ...] = ()
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
     regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
     regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'

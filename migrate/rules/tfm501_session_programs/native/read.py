@@ -25,8 +25,8 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
-from . import (batchnorm, checkpoints, classes, copies, forward, gradients, layers, optimizers, regularizers,
-               session, state, summaries, traced, updates)
+from . import (batchnorm, checkpoints, classes, copies, defaults, forward, gradients, layers, optimizers,
+               regularizers, session, state, summaries, traced, updates)
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Saver,
                     Summary, Training)
@@ -94,10 +94,12 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
         return overrides
     program = NativeProgram(dropped=(*reader.dropped, *plan.repeated), seeds=classes.seeds(form, reader, module),
                          placeholders=tuple((k, plan.placeholders[k]) for k in reader.placeholders),
+                         defaults=tuple(reader.defaults.items()),
                          overrides=overrides,
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
                          get_variables=tuple(dict.fromkeys(reader.get_variables)),
+                         global_steps=tuple(reader.global_steps),
                          steps=kept, runs=tuple(runs), updates=tuple(reader.updates), update_statements=tuple(reader.update_statements),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
@@ -139,6 +141,7 @@ class _Reader:
         self.vetted: Dict[str, Optional[str]] = {}
         self.imported = imported
         self.placeholders: List[str] = []
+        self.defaults: Dict[str, defaults.Default] = {}  # placeholders with a default: theirs
         self.state: Dict[str, Tuple[Tuple[str, bool], ...]] = {}  # key -> (variable, trainable)
         # every variable (or a layer's), in creation order
         self.variables: List[Tuple[Union[str, Layer], bool]] = []
@@ -158,6 +161,7 @@ class _Reader:
         self.seeds: List[cst.SimpleStatementLine] = []
         self.layers: List[Layer] = []
         self.get_variables: List[cst.Call] = []  # tf.get_variable calls written as tf.Variable
+        self.global_steps: List[cst.Call] = []  # tf.train.get_or_create_global_step(): a tf.Variable
         self.named_feeds: Dict[str, cst.Dict] = {}  # feed dicts bound once to a name
         self.allowed: Set[int] = set()  # ids of the layer calls written as Keras layers
         self.saver: Optional[Saver] = None  # tf.train.Saver: a tf.train.Checkpoint
@@ -281,11 +285,7 @@ class _Reader:
         if again and (stmt in plan.hoisted or any(b in self.losses for b in again)):
             return f"the graph name {again[0]!r} is bound twice"
         if len(binds) == 1 and binds[0] in plan.placeholders:
-            if name != "tf.placeholder":
-                return f"{binds[0]!r} is a {name} (a placeholder with a default)"
-            self.placeholders.append(binds[0])
-            self.dropped.append(stmt)
-            return None
+            return self.placeholder(stmt, binds[0], name, value)
         if len(binds) == 1 and binds[0] in plan.savers:
             return checkpoints.saver(self, stmt, binds[0], value)
         if len(binds) == 1 and (binds[0] in plan.inits or stmt in plan.late_inits or name in INITIALIZERS):
@@ -295,10 +295,11 @@ class _Reader:
                 and value.func.attr.value == "minimize":
             return self.training(stmt, binds, value)
         if gradients.is_half(value):  # minimize written out
-            return (gradients.computed if gradients.is_half(value) == "compute_gradients" else gradients.applied)(
-                self, stmt, binds, value)
+            return gradients.half(self, stmt, binds, value)
         if name and name.startswith("tf.train.") and name.endswith("Optimizer"):
             return self.optimizer(stmt, binds, value, name)
+        if name in state.GLOBAL_STEPS:
+            return state.global_step(self, stmt, binds, value)
         if makes_variables or state.made_by_helper(self, value):
             return state.variable(self, stmt, binds, value)
         if batchnorm.is_update_ops(self, value):
@@ -322,6 +323,20 @@ class _Reader:
         for key in binds:
             self.computed[key] = computed
         self.order.append(computed)
+        self.dropped.append(stmt)
+        return None
+
+    def placeholder(self, stmt, key: str, name: str, call: cst.Call) -> Optional[str]:
+        """``x = tf.placeholder(...)`` (``tf.placeholder_with_default``: see ``defaults``): a
+        parameter of the steps that need it."""
+        if name == "tf.placeholder_with_default":
+            made = defaults.read(self, key, call)
+            if isinstance(made, str):
+                return made
+            self.defaults[key] = made
+        elif name != "tf.placeholder":
+            return f"{key!r} is a {name}"
+        self.placeholders.append(key)
         self.dropped.append(stmt)
         return None
 

@@ -91,7 +91,8 @@ def read_run(reader, call: cst.Call, steps: Dict[tuple, Step], assign, alone: bo
     # a dict fed by name passes all its keys (TF1 took feeds its fetches do not need)
     params = tuple(p for p in reader.placeholders if p in needed or feed_name and p in dict(fed)) \
         + tuple(k for k in overridden if k in needed)
-    missing = [p for p in params if p not in dict(fed)]
+    params = tuple(sorted(params, key=lambda p: p in reader.defaults))  # (those with a default last)
+    missing = [p for p in params if p not in dict(fed) and p not in reader.defaults]
     if missing:
         return Blocker(f"a run that needs the placeholder {missing[0]!r} without feeding it")
     step = _step_of(steps, tuple(returns), tuple(trainings), params, tuple(computed), needed,

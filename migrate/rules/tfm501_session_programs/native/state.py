@@ -57,6 +57,32 @@ def variable(reader, stmt, binds, value) -> Optional[str]:
     reader.variables.extend(made)
     return None
 
+#: TF1's global step, made by a function of tf.train: ``tf.Variable(0, dtype=tf.int64,
+#: trainable=False, name="global_step")`` natively (TF1's int64 scalar, named in its
+#: variable scopes, never trained)
+GLOBAL_STEPS = ("tf.train.get_or_create_global_step", "tf.train.create_global_step")
+
+
+def global_step(reader, stmt, binds, call: cst.Call) -> Optional[str]:
+    """``global_step = tf.train.get_or_create_global_step()``: a variable of the state,
+    written as the ``tf.Variable`` TF1 made (``GLOBAL_STEPS``)."""
+    if len(binds) != 1 or call.args:
+        return f"{reader.call_name(call)}() given a graph, or its result unpacked"
+    if any(reader.call_name(c) in GLOBAL_STEPS for c in reader.global_steps):
+        return "a second global step (TF1 gave the first one again)"
+    key = binds[0]
+    name = "/".join([*reader.variable_scope_names, "global_step"])
+    if name.lower() in reader.taken_names:
+        return f"a global step named {name!r}, which another variable of the graph is named"
+    reader.taken_names.add(name.lower())
+    if not reader.names_unsure:
+        reader.tf1_names[key] = name
+    reader.global_steps.append(call)
+    reader.state[key] = ((key, False),)
+    reader.variables.append((key, False))
+    return None
+
+
 def made_once(reader, name: str) -> Optional[str]:
     """``W_init = tf.random_uniform(...)``, read by a variable's initial value: TF1's
     initializer computed it once, so it stays where it was, computed eagerly once. Why

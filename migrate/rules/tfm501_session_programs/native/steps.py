@@ -43,7 +43,13 @@ def _moved(ctx, computed, tf: str, method: Optional[classes.Methods] = None) -> 
     if method is not None:
         moved = [classes.moved_reads(method.form, c.stmt, s) for (c, _), s in zip(pairs, moved)]
     out: list = []
-    for scope, group in groupby(zip([c for c, _ in pairs], moved), key=lambda pair: pair[0].scope):
+    scopes = [c.scope for c, _ in pairs]
+    for at, scope in enumerate(scopes):  # statements calling no layer between two of one scope stay in
+        # its block: a second `with tf.name_scope("mlp"):` would be `mlp_1`, and so its layers' variables
+        if not scope and (before := next((s for s in reversed(scopes[:at]) if s), "")) \
+                and before == next((s for s in scopes[at + 1:] if s), ""):
+            scopes[at] = before
+    for scope, group in groupby(zip(scopes, moved), key=lambda pair: pair[0]):
         stmts = [stmt for _, stmt in group]
         if not scope:
             out += stmts
@@ -124,7 +130,7 @@ def forward_function(ctx, made: Forward, name: str, tf: str, method: Optional[cl
 def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], made: Dict[int, str],
           captured: Dict[int, cst.BaseExpression], layers: Dict[int, str],
           specs: Dict[str, str], forward: Optional[Tuple[Forward, str]],
-          method: Optional[classes.Methods] = None) -> cst.FunctionDef:
+          method: Optional[classes.Methods] = None, defaults: Optional[Dict[str, str]] = None) -> cst.FunctionDef:
     """``@tf.function(input_signature=[...])`` (the placeholders' dtypes and shapes: values
     are converted as TF1 converted a feed) ``def step(<placeholders>):`` + what it computes
     (a class's method: ``self`` first, its signature given in ``__init__`` where it reads
@@ -173,6 +179,8 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
     if method is not None:
         decorator = decorator if method.static(spec) else ""
         params = method.params(params)
+    given = defaults or {}  # placeholders with a default: last, with it
+    params = [f"{p}={given[p]}" if p in given else p for p in params]
     func = cst.parse_statement(f"{decorator}def {name}({', '.join(params)}):\n    pass\n")
     func = func.with_changes(body=func.body.with_changes(body=body))
     return method.written(func) if method is not None else func
