@@ -22,8 +22,8 @@ from migrate.codemod.tf1_layers import LAYERS
 
 from ..convert import Converter, _assigned_value
 from ..syntax import _ids, _key, _numpy, _value
-from . import (batchnorm, checkpoints, classes, initializers, optimizers, regularizers, state, steps, summaries,
-               updates)
+from . import (batchnorm, checkpoints, classes, initializers, losses, optimizers, regularizers, state, steps,
+               summaries, updates)
 from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
 from .layers import CALL_ARGS
@@ -237,6 +237,8 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None, p
         finding.add_import(batchnorm.KERAS)  # (tf_keras' BatchNormalization is TF 1.15's)
     for call in program.get_variables:
         finding.replace(call, _as_variable(call, tf))
+    for call, name in program.losses:  # tf.losses.*: the mean TF1 computed, as TF2 writes it
+        finding.replace(call, lambda updated, name=name: losses.native(updated, name, tf))
     for call in program.global_steps:  # TF1's: an int64 scalar named global_step, not trained
         finding.replace(call, cst.parse_expression(f'{tf}.Variable(0, dtype={tf}.int64, trainable=False, '
                                                    'name="global_step")'))
@@ -343,6 +345,7 @@ def _drop_superseded(ctx, finding: Finding, program: NativeProgram, anchor, tf: 
                  *(item for f in program.layer_functions for item in f.scopes),
                  *(stmt for f in program.layer_functions for stmt in f.reuses), *regularizers.written(program),
                  *(call.func for call in program.initializers), *program.global_steps,
+                 *(call.func for call, _ in program.losses),
                  *(anchor.items if isinstance(anchor, cst.With) else [anchor])]:
         dead |= _ids(node) - moved_parts if isinstance(node, cst.With) else _ids(node)
     ctx.findings[:] = [f for f in ctx.findings if f is finding or id(f.node) not in dead]

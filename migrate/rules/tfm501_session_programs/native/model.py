@@ -240,6 +240,8 @@ class NativeProgram:
     defaults: Tuple[Tuple[str, object], ...] = ()
     # tf.train.get_or_create_global_step(): written as TF1's tf.Variable (state.GLOBAL_STEPS)
     global_steps: Tuple[cst.Call, ...] = ()
+    # TF1's tf.losses written as TF2 computes them (losses.py): (the call, its TF1 name)
+    losses: Tuple[Tuple[cst.Call, str], ...] = ()
     layer_functions: Tuple[LayerFunction, ...] = ()    # module functions making layers
     regularization: Tuple[RegularizationRead, ...] = ()  # reads of the layers' regularization losses
     regularizers: Tuple[Tuple[cst.Call, str], ...] = ()  # tf.contrib's (and its name): written as Keras'

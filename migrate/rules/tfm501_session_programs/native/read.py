@@ -25,8 +25,8 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from ..plan import Plan
 from ..syntax import GRAPH_SEEDS, INITIALIZERS, _key, _value
-from . import (batchnorm, checkpoints, classes, copies, defaults, forward, gradients, layers, optimizers,
-               regularizers, session, state, summaries, traced, updates)
+from . import (batchnorm, checkpoints, classes, copies, defaults, forward, gradients, layers, losses,
+               optimizers, regularizers, session, state, summaries, traced, updates)
 from .blocked import NOT_NATIVE, planned
 from .model import (Blocker, Computed, Copy, Layer, NativeProgram, Optimizer, RegularizationRead, Saver,
                     Summary, Training)
@@ -99,7 +99,7 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          optimizers=tuple(dict.fromkeys(t.optimizer for t in reader.trainings.values())),
                          layers=tuple(reader.layers), variable_scopes=tuple(reader.variable_scopes),
                          get_variables=tuple(dict.fromkeys(reader.get_variables)),
-                         global_steps=tuple(reader.global_steps),
+                         global_steps=tuple(reader.global_steps), losses=tuple(reader.native_losses),
                          steps=kept, runs=tuple(runs), updates=tuple(reader.updates), update_statements=tuple(reader.update_statements),
                          evaluated=tuple(plan.eager_runs), removals=tuple(plan.removals),
                          feed_literals=tuple(dict.fromkeys(reader.named_feeds[r.feed_name]
@@ -141,6 +141,8 @@ class _Reader:
         self.vetted: Dict[str, Optional[str]] = {}
         self.imported = imported
         self.placeholders: List[str] = []
+        self.native_losses: List[Tuple[cst.Call, str]] = []  # tf.losses written as TF2 (losses.py)
+        self.loss_collection_read: Optional[bool] = None  # whether the module reads TF1's LOSSES
         self.defaults: Dict[str, defaults.Default] = {}  # placeholders with a default: theirs
         self.state: Dict[str, Tuple[Tuple[str, bool], ...]] = {}  # key -> (variable, trainable)
         # every variable (or a layer's), in creation order
@@ -319,6 +321,7 @@ class _Reader:
         why = self.forbidden(value)
         if why:
             return f"the graph uses {why}"
+        self.native_losses += losses.found(self, value)
         computed = Computed(stmt, binds, layers.read_beside_layers(self, value), scope)
         for key in binds:
             self.computed[key] = computed

@@ -11,7 +11,7 @@ import libcst as cst
 from migrate.codemod.cstutil import code, nodes_of
 
 from ..syntax import _key
-from . import layers, optimizers, summaries, traced
+from . import dtypes, layers, summaries, traced
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
 
@@ -328,34 +328,9 @@ def _override_blocker(reader, overridden, items, trainings) -> Optional[str]:
     return None
 
 
-#: TensorFlow ops whose float32 inputs give a float32 result (what a fed value may be
-#: computed by: its step parameter is a float32 tensor, as TF1 converted the feed)
-FLOAT_OPS = frozenset({
-    "tf.add", "tf.subtract", "tf.multiply", "tf.divide", "tf.matmul", "tf.tanh", "tf.nn.tanh", "tf.sigmoid",
-    "tf.nn.sigmoid", "tf.nn.relu", "tf.nn.relu6", "tf.nn.elu", "tf.nn.selu", "tf.nn.leaky_relu", "tf.nn.softplus",
-    "tf.nn.softmax", "tf.nn.bias_add", "tf.concat", "tf.reshape", "tf.squeeze", "tf.expand_dims",
-    "tf.clip_by_value", "tf.reduce_sum", "tf.reduce_mean", "tf.reduce_max", "tf.reduce_min", "tf.square",
-    "tf.sqrt", "tf.exp", "tf.abs", "tf.negative", "tf.stop_gradient", "tf.transpose", "tf.maximum",
-    "tf.minimum", "tf.nn.l2_normalize", "tf.layers.flatten"})
-
-
 def fed_dtype(reader, key: str) -> Optional[str]:
-    """The dtype of a graph value a run feeds, where proven: ``float32`` when it is computed
-    from float32 placeholders by layers and the ops of ``FLOAT_OPS`` only; else None (also
-    where it reads a variable of the state: its dtype is its initial value's)."""
-    computed = reader.slice([key])
-    for call in (c for made in computed for c in nodes_of(made.stmt, (cst.Call,))):
-        name = reader.call_name(call) or ""
-        if name not in FLOAT_OPS and name not in layers.NATIVE_LAYERS:
-            return None
-    for name in {n for made in computed for n in made.reads}:
-        if name in reader.placeholders:
-            dtype = optimizers.arguments(reader.plan.placeholders[name], ("dtype", "shape", "name"))
-            if not dtype or "dtype" not in dtype or code(dtype["dtype"]).rpartition(".")[2] != "float32":
-                return None
-        elif name in reader.state:
-            return None
-    return "float32"
+    """The dtype of a graph value a run feeds, where proven (``dtypes.float32``), else None."""
+    return "float32" if dtypes.float32(reader, [key]) else None
 
 
 def fed_values(reader, steps) -> Union[Tuple[Tuple[str, str], ...], Blocker]:

@@ -29,7 +29,7 @@ def main(model_dir):
     def train_step(x, y, drop=0.0):
         with tf.GradientTape() as tape:
             logits = forward(x, drop)
-            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=y, logits=logits)
+            loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
         variables = [*mlp_hidden_layer.trainable_variables, *mlp_logits_layer.trainable_variables]
         gradients = tape.gradient(loss, variables)
         optimizer.apply_gradients(zip(gradients, variables))
