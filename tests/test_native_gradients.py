@@ -137,3 +137,65 @@ def test_pairs_tf1_gave_otherwise_keep_the_graph_program_and_say_why(old, new, w
     assert old in CLIPPED
     out = upgrade_says(tmp_path, "clipped", CLIPPED.replace(old, new))
     assert "(shims.GraphProgram); not written as native TF2 steps: " in out and why in out, out
+
+
+TAPED = '''"""Gradients taken with tf.gradients over the trainable variables, clipped by their global
+norm, applied with zip (the PTB tutorial's form)."""
+import numpy as np
+import tensorflow as tf
+
+rng = np.random.RandomState(2)
+data = rng.rand(40, 5).astype(np.float32)
+labels = (data.sum(1) > 2.5).astype(np.int64)
+
+x = tf.placeholder(tf.float32, [None, 5])
+y = tf.placeholder(tf.int64, [None])
+W = tf.Variable(tf.random_normal([5, 8], stddev=0.4, seed=3), name="W")
+b = tf.Variable(tf.zeros([8]), name="b")
+V = tf.Variable(tf.random_normal([8, 2], stddev=0.4, seed=4), name="V")
+logits = tf.matmul(tf.nn.relu(tf.matmul(x, W) + b), V)
+cost = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+tvars = tf.trainable_variables()
+grads, norm = tf.clip_by_global_norm(tf.gradients(cost, tvars), 1.0)
+optimizer = tf.train.GradientDescentOptimizer(0.5)
+train_op = optimizer.apply_gradients(zip(grads, tvars))
+
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(20):
+        _, c, n = sess.run([train_op, cost, norm], {x: data, y: labels})
+        if i % 5 == 0:
+            print("COST", i, c, n)
+'''
+
+
+def test_tf_gradients_over_the_trainable_variables_are_the_tapes_and_equal_tf_1_15(tmp_path, tf1_python):
+    """`grads, norm = tf.clip_by_global_norm(tf.gradients(cost, tvars), 1.0)` and
+    `apply_gradients(zip(grads, tvars))` (the PTB tutorial's form): the collection is the
+    list TF1 gave, the step's statement asks the tape."""
+    legacy, migrated = upgraded(tmp_path, "taped", TAPED)
+    assert not set(TF1_LEFT.findall(code_only(migrated))), migrated
+    assert "tvars = [W, b, V]\n" in migrated, migrated
+    assert "        cost = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))\n" \
+           "    grads, norm = tf.clip_by_global_norm(tape.gradient(cost, tvars), 1.0)\n" \
+           "    optimizer.apply_gradients(zip(grads, tvars))\n" \
+           "    return cost, norm\n" in migrated, migrated
+    report = settled_and_verified(tmp_path, legacy, "taped", tf1_python)
+    assert {"W", "b", "V"} <= {v["name"] for v in report["variables"]}
+
+
+@pytest.mark.parametrize("old, new, why", [
+    ("        _, c, n = sess.run([train_op, cost, norm], {x: data, y: labels})\n",
+     "        _, c, n = sess.run([train_op, cost, norm], {x: data, y: labels})\n"
+     "        sess.run(grads, {x: data, y: labels})\n",
+     "a run computing 'grads' (tf.gradients) without its train op, whose tape gives them"),
+    ("W = tf.Variable(tf.random_normal([5, 8], stddev=0.4, seed=3), name=\"W\")",
+     "W = tf.Variable(tf.random_normal([5, 8], stddev=0.4, seed=3), name=\"W\")\nh = tf.layers.dense(x, 3)",
+     "tf.gradients() over a collection holding layers' variables"),
+    ("tf.gradients(cost, tvars)", "tf.gradients(cost, tvars, stop_gradients=[b])",
+     "tf.gradients() of something other than a graph name, or with its other arguments"),
+])
+def test_tf_gradients_the_tape_cannot_give_keep_the_graph_program_and_say_why(old, new, why, tmp_path):
+    assert old in TAPED
+    out = upgrade_says(tmp_path, "taped", TAPED.replace(old, new))
+    assert "(shims.GraphProgram); not written as native TF2 steps: " + why in out, out

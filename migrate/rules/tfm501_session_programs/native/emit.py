@@ -20,10 +20,10 @@ from migrate.codemod.cstutil import code, fresh_name, nodes_of, reuse_name, sour
 from migrate.codemod.rule import Finding
 from migrate.codemod.tf1_layers import LAYERS
 
-from ..convert import Converter, _assigned_value
+from ..convert import _assigned_value
 from ..syntax import _ids, _key, _numpy, _value
-from . import (batchnorm, checkpoints, classes, initializers, losses, optimizers, regularizers, state, steps,
-               summaries, updates)
+from . import (batchnorm, checkpoints, classes, gradients, initializers, losses, optimizers, regularizers, state,
+               steps, summaries, updates)
 from .model import Layer, NativeProgram, Optimizer, Run
 from .runs import _fetch_items, _run_parts
 from .layers import CALL_ARGS
@@ -73,7 +73,8 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
         _run_edit(finding, run, ref(names[id(run.step)]) if run.step is not None else "", session,
                   captured, form, param, {key for key, _ in program.defaults})
     local = _local_names(ctx, ("tape", "variables", "gradients", "loss"))
-    specs = _specs(program, tf)
+    gradients.taped_edits(finding, program, local["tape"])
+    specs = steps.specs(program, tf)
     given = {key: made.value for key, made in program.defaults}  # the steps' parameters' defaults
     forward = (program.forward, fresh_name(ctx, "forward")) if program.forward else None
 
@@ -108,15 +109,6 @@ def emit(ctx, finding: Finding, stmts, session_at: int, session: str, program: N
     moved = {id(c.stmt) for step in program.steps for c in step.computed}
     _keep_leading_lines(finding, stmts[:program.defined_at or session_at], gone | {id(anchor)}, moved)
     _drop_superseded(ctx, finding, program, anchor, tf)
-
-
-def _specs(program: NativeProgram, tf: str) -> Dict[str, str]:
-    """Each step parameter's TensorSpec: a placeholder's dtype and shape, a fed graph
-    value's dtype, a default's dtype (as TF1 converted it) and shape."""
-    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
-    specs.update({key: f"{tf}.TensorSpec(None, {tf}.{dtype})" for key, dtype in program.overrides})
-    specs.update({key: f"{tf}.TensorSpec({made.shape}, {tf}.{made.dtype})" for key, made in program.defaults})
-    return specs
 
 
 def _place(finding: Finding, stmts, session_at: int, program: NativeProgram, definitions: Callable, gone,
@@ -239,6 +231,8 @@ def _eager_edits(finding: Finding, program: NativeProgram, tf: str, form=None, p
         finding.replace(call, _as_variable(call, tf))
     for call, name in program.losses:  # tf.losses.*: the mean TF1 computed, as TF2 writes it
         finding.replace(call, lambda updated, name=name: losses.native(updated, name, tf))
+    for stmt, variables in program.listed:  # `tvars = tf.trainable_variables()`: the list TF1 gave
+        finding.replace(_value(stmt), cst.parse_expression(f"[{', '.join(variables)}]"))
     for call in program.global_steps:  # TF1's: an int64 scalar named global_step, not trained
         finding.replace(call, cst.parse_expression(f'{tf}.Variable(0, dtype={tf}.int64, trainable=False, '
                                                    'name="global_step")'))

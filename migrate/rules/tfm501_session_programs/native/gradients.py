@@ -11,6 +11,11 @@ what ``apply_gradients`` was given. Written where TF1's pairs are the step's: ev
 variable compute_gradients lists gets a gradient (TF1 listed every trainable variable,
 with None where the loss did not reach it), the pairs are applied by the optimizer that
 computed them, and no run fetches them (TF1 gave the gradients' and the variables' values).
+
+So is ``grads, _ = tf.clip_by_global_norm(tf.gradients(cost, tvars), 5.0)`` then
+``optimizer.apply_gradients(zip(grads, tvars))`` (the PTB tutorial's form): the script's
+``tf.gradients`` is the step's ``tape.gradient(cost, tvars)`` (``taped_edits``), and a
+collection it reads (``tvars = tf.trainable_variables()``) the list TF1 gave, written out.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from migrate.codemod.cstutil import code, nodes_of
 from ..syntax import _value
 from . import copies, layers, optimizers
 from .model import Computed, Layer, Optimizer, Training
-from .syntax import _names_read
+from .syntax import _binds, _names_read
 
 MINIMIZE = ("loss", "global_step", "var_list", "gate_gradients", "aggregation_method",
             "colocate_gradients_with_ops", "name", "grad_loss")
@@ -62,7 +67,8 @@ def optimizer_of(reader, stmt, made) -> Union[Optimizer, str]:
 
 
 def trains(reader, key: str, stmt, optimizer: Optimizer, loss: str, variables, step, negated: bool = False,
-           pairs: Optional[str] = None, applied: Optional[cst.BaseExpression] = None) -> Optional[str]:
+           pairs: Optional[str] = None, applied: Optional[cst.BaseExpression] = None,
+           taped: Optional[cst.Call] = None) -> Optional[str]:
     """Records the train op ``key`` (its optimizer's Keras form where proven equal); why
     not, else None."""
     sparse = optimizers.sparse(reader, {loss})
@@ -78,7 +84,7 @@ def trains(reader, key: str, stmt, optimizer: Optimizer, loss: str, variables, s
     reader.trained_from[key] = len(reader.variables)
     reader.trainings[key] = Training(key, stmt, loss, optimizer, variables,
                                      reader.key(step) if step is not None else None,
-                                     "/".join(reader.name_scopes), negated, pairs, applied)
+                                     "/".join(reader.name_scopes), negated, pairs, applied, taped)
     if optimizer.stmt is not stmt:  # made inline: the optimizer is made in its place
         reader.dropped.append(stmt)
     return None
@@ -136,6 +142,8 @@ def applied(reader, stmt, binds, call: cst.Call) -> Optional[str]:
         return "apply_gradients() of pairs computed in its call (bind them to a name first)"
     needed = {b for c in reader.slice(_names_read(args["grads_and_vars"], reader.self_name)) for b in c.binds}
     made = [key for key in reader.pairs if key in needed]
+    if not made:  # `zip(grads, tvars)` of `tf.gradients(loss, tvars)`
+        return _taped(reader, stmt, binds, call, args)
     if len(made) != 1:
         return "apply_gradients() of pairs not computed by one compute_gradients() here"
     optimizer_key, loss, variables = reader.pairs[made[0]]
@@ -147,6 +155,36 @@ def applied(reader, stmt, binds, call: cst.Call) -> Optional[str]:
     optimizer = reader.optimizers.pop(optimizer_key)
     return trains(reader, binds[0], stmt, optimizer, loss, variables, args.get("global_step"),
                   pairs=made[0], applied=args["grads_and_vars"])
+
+
+def _taped(reader, stmt, binds, call: cst.Call, args) -> Optional[str]:
+    """``train_op = optimizer.apply_gradients(zip(grads, tvars))`` of ``grads =
+    tf.gradients(loss, tvars)`` (clipped: ``grads, _ = tf.clip_by_global_norm(tf.gradients(
+    cost, tvars), 5)``): the step's tape gives them (``tape.gradient(cost, tvars)``)."""
+    made = reader.slice(_names_read(args["grads_and_vars"], reader.self_name))
+    found = [(m, c) for m in made for c in nodes_of(m.stmt, (cst.Call,)) if reader.call_name(c) == "tf.gradients"]
+    if len(found) != 1:
+        return "apply_gradients() of gradients not computed by one compute_gradients() or tf.gradients() here"
+    holder, taped = found[0]
+    given = optimizers.arguments(taped, ("ys", "xs"))
+    if given is None or set(given) != {"ys", "xs"} or reader.key(given["ys"]) not in reader.computed:
+        return "tf.gradients() of something other than a graph name, or with its other arguments"
+    variables = layers.var_list(reader, given["xs"])
+    if variables is None:
+        return "tf.gradients() over something other than a list of the variables made here"
+    key = reader.key(given["xs"])
+    if key in reader.collected:  # `tvars = tf.trainable_variables()`: the list it held, written out
+        if any(isinstance(v, Layer) for v in variables):
+            return "tf.gradients() over a collection holding layers' variables (made when the steps trace)"
+        made = next(s for s in reader.dropped if _binds(s, reader.self_name) == (key,))
+        reader.dropped.remove(made)
+        reader.listed.append((made, tuple(variables)))
+    why = global_step(reader, args.get("global_step"))
+    optimizer = optimizer_of(reader, stmt, call.func.value) if not why else why
+    if isinstance(optimizer, str):
+        return optimizer
+    return trains(reader, binds[0], stmt, optimizer, reader.key(given["ys"]), variables, args.get("global_step"),
+                  pairs=holder.binds[0], applied=args["grads_and_vars"], taped=taped)
 
 
 def after_gradients(step) -> Set[int]:
@@ -173,6 +211,11 @@ def fetched_pairs(reader, runs) -> Optional[str]:
             continue
         applying = {t.pairs for t in step.trainings if t.pairs}
         after = {b: made for made in step.computed if id(made) in after_gradients(step) for b in made.binds}
+        taped = [t for t in reader.trainings.values() if t.taped is not None and t not in step.trainings
+                 and any(made.binds[:1] == (t.pairs,) for made in step.computed)]
+        if taped:
+            return f"a run computing {taped[0].pairs!r} (tf.gradients) without its train op, whose tape gives them"
+
         for made in step.computed:
             if is_half(_value(made.stmt)) == "compute_gradients" and made.binds[0] not in applying:
                 return f"a run fetching what {made.binds[0]!r} (compute_gradients) gives, which TF1 " \
@@ -184,3 +227,18 @@ def fetched_pairs(reader, runs) -> Optional[str]:
             return f"a run fetching {held[0]!r}, compute_gradients' pairs (TF1 gave the variables' values " \
                    "before the update)"
     return None
+
+
+def taped_edits(finding, program, tape: str) -> None:
+    """The script's ``tf.gradients(cost, tvars)`` of a train op: the step's tape gives them."""
+    taped = {id(t.taped): t.taped for step in program.steps for t in step.trainings if t.taped is not None}
+    for call in taped.values():
+        finding.replace(call, lambda updated: _tape_gradient(updated, tape))
+
+
+def _tape_gradient(updated: cst.Call, tape: str) -> cst.Call:
+    """``tf.gradients(cost, tvars)`` -> ``tape.gradient(cost, tvars)`` (as the fixes left it)."""
+    given = optimizers.arguments(updated, ("ys", "xs"))
+    call = cst.parse_expression(f"{tape}.gradient(_, _)")
+    return call.with_changes(args=[call.args[0].with_changes(value=given["ys"]),
+                                   call.args[1].with_changes(value=given["xs"])])

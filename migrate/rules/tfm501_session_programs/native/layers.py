@@ -479,7 +479,8 @@ def collections_read(reader) -> Optional[str]:
     made = [s for s in reader.dropped if (_binds(s, reader.self_name) or ("",))[0] in reader.collected]
     made += [copy.stmt for copy in reader.copies.values()]  # (their filters, variable copies)
     allowed |= {id(n) for stmt in made for n in nodes_of(stmt, (cst.Name,))}
-    for name in reader.collected:
+    listed = {_binds(stmt, reader.self_name)[0] for stmt, _ in reader.listed}  # (lists of their own)
+    for name in set(reader.collected) - listed:
         if any(n.value == name and id(n) not in allowed for n in nodes_of(reader.module, (cst.Name,))):
             return f"the collection {name!r} is read other than as a var_list"
     return None

@@ -100,6 +100,9 @@ class Training:
     # from the tape's gradients) and what apply_gradients was given
     pairs: Optional[str] = None
     applied: Optional[cst.BaseExpression] = None
+    # ``tf.gradients(loss, tvars)`` the script took itself (written ``tape.gradient``); then
+    # ``pairs`` is the first name its statement binds
+    taped: Optional[cst.Call] = None
 
 
 @dataclass(frozen=True)
@@ -254,6 +257,8 @@ class NativeProgram:
     # lists of collections only tf.get_variable read (``c_names = ["eval_net_params", ...]``):
     # (the statement binding one, the name), gone with them
     collection_lists: Tuple[Tuple[cst.BaseStatement, str], ...] = ()
+    # ``tvars = tf.trainable_variables()`` tf.gradients reads: written ``tvars = [W, b]``
+    listed: Tuple[Tuple[cst.BaseStatement, Tuple[str, ...]], ...] = ()
     # graph code updating variables by hand (``tf.assign(W, W - lr * d_W)``): W.assign(...)
     updates: Tuple[cst.Call, ...] = ()
     # the statements of such updates, what each binds (one whose name nothing reads: the updates

@@ -109,7 +109,8 @@ def read(stmts: Sequence[cst.BaseStatement], session_at: int, plan: Plan,
                          tf1_names=tuple(reader.tf1_names.items()), reopened=tuple(plan.reopened),
                          unscoped=tuple(reader.unscoped), layer_functions=layers.functions(reader),
                          regularization=tuple(reader.regularization), regularizers=tuple(reader.regularizers),
-                         renames=renames, collection_lists=tuple(reader.collection_lists), initializers=tuple(
+                         renames=renames, collection_lists=tuple(reader.collection_lists),
+                         listed=tuple(reader.listed), initializers=tuple(
                              c for stmt in reader.made_once_stmts for c in state.initializer_calls(reader, stmt)),
                          **beside)
     if copies.traced_first(program) is None:
@@ -200,6 +201,8 @@ class _Reader:
         self.variable_collections: Dict[int, Tuple[str, ...]] = {}
         self.named_collections: Dict[str, List[str]] = {}
         self.collection_lists: List[Tuple[cst.BaseStatement, str]] = []
+        # collections tf.gradients() reads (gradients._taped): written as the list they held
+        self.listed: List[Tuple[cst.BaseStatement, Tuple[str, ...]]] = []
         self.unread_collections = ""  # a collections= not read (why a get_variable is not native)
 
     def key(self, expr) -> Optional[str]:

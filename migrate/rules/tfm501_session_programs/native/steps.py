@@ -14,7 +14,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, fresh_name
 
-from ..convert import _as_moved
+from ..convert import Converter, _as_moved
 from ..syntax import _value
 from . import classes, copies, optimizers, runs, summaries, traced
 from .gradients import after_gradients
@@ -154,16 +154,17 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
             suffix = f"_{at}" if at else ""
             variables, gradients = local["variables"] + suffix, local["gradients"] + suffix
             optimizer = made[id(training.optimizer.stmt)]
-            lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
-                      f"{gradients} = {tape}.gradient({losses[at]}, {variables})\n"]
-            if training.pairs:  # compute_gradients' pairs, from the tape's gradients
+            if training.taped is None:  # (tf.gradients: the script's own statement asks the tape)
+                lines += [f"{variables} = [{', '.join(_trained(v, layers) for v in training.variables)}]\n",
+                          f"{gradients} = {tape}.gradient({losses[at]}, {variables})\n"]
+            if training.pairs and training.taped is None:  # compute_gradients' pairs, from the tape
                 lines.append(f"{training.pairs} = list(zip({gradients}, {variables}))\n")
             pairs = code(training.applied) if training.applied is not None else f"zip({gradients}, {variables})"
             updates += [f"{optimizer}.apply_gradients({pairs})\n",
                         *([f"{training.global_step}.assign_add(1)\n"] if training.global_step else [])]
         body += [cst.parse_statement(line) for line in lines]
         body += _moved(ctx, [c for c in step.computed if id(c) in applied and c.binds[0] not in
-                             {t.pairs for t in step.trainings}], tf, method)  # (clipped as written)
+                             {t.pairs for t in step.trainings if t.taped is None}], tf, method)  # (as written)
         body += _summaries(ctx, step, tf)
         body += [cst.parse_statement(line) for line in updates]
     else:
@@ -184,3 +185,12 @@ def step_function(ctx, step: Step, name: str, tf: str, local: Dict[str, str], ma
     func = cst.parse_statement(f"{decorator}def {name}({', '.join(params)}):\n    pass\n")
     func = func.with_changes(body=func.body.with_changes(body=body))
     return method.written(func) if method is not None else func
+
+
+def specs(program: NativeProgram, tf: str) -> Dict[str, str]:
+    """Each step parameter's TensorSpec: a placeholder's dtype and shape, a fed graph
+    value's dtype, a default's dtype (as TF1 converted it) and shape."""
+    specs = {key: Converter._spec(call, tf) for key, call in program.placeholders}
+    specs.update({key: f"{tf}.TensorSpec(None, {tf}.{dtype})" for key, dtype in program.overrides})
+    specs.update({key: f"{tf}.TensorSpec({made.shape}, {tf}.{made.dtype})" for key, made in program.defaults})
+    return specs
