@@ -1074,8 +1074,8 @@ with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
     for _ in range(3):
         sess.run(train, {x: np.ones(4)})
-    test = np.arange(3.0)
-    print("TEST", sess.run(tf.reduce_sum(x * w) / test.shape[0], {x: test}))
+    for test in (np.arange(3.0), np.arange(5.0)):  # (a step traced once would keep the first)
+        print("TEST", sess.run(tf.reduce_sum(x * w) / test.shape[0], {x: test}))
 '''
 
 

@@ -84,6 +84,7 @@ import time
 import numpy as np
 import tensorflow as tf
 
+tf.set_random_seed(3)  # one draw of W: a 4-digit print of another could round the other way
 rng = np.random.RandomState(1)
 data = rng.randn(128, 4).astype("float32")
 target = (data[:, :1] > 0).astype("float32")
