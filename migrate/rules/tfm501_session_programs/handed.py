@@ -26,7 +26,7 @@ from migrate.codemod.cstutil import code, nodes_of
 
 from .native import summaries
 from .syntax import (GRAPH_SEEDS, INITIALIZERS, PLACEHOLDERS, RANDOM_OPS, SESSIONS, _as_evaluated, _assigned_key, _collect, _last_bare, _numpy,
-                     _ids, _key, _value, assigned_values)
+                     _ids, _key, _value, after_session, assigned_values)
 
 # TensorFlow calls that make graph state: a script's fetch reading one is no eager value
 GRAPH_ONLY = {"tf.Variable", "tf.get_variable", "tf.assign", "tf.assign_add", "tf.assign_sub",
@@ -320,8 +320,7 @@ class Handed:
         """Why a script handing its session to objects of a class of that form was not
         converted with them (it uses the session for more), else None."""
         session = self._session_stmt(stmts[session_at])
-        anchor = stmts[session_at]
-        rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+        rest = after_session(stmts, session_at)
         shapes = self._handed_shapes
         calls = [(call, h) for call in _collect(*rest).calls
                  if isinstance(call.func, cst.Name) and (h := shapes.get(call.func.value))
@@ -443,8 +442,7 @@ def imported_handoff(module: cst.Module, stmts, session_at: int, session: Option
                         local = local.value
                     if isinstance(local, cst.Name):
                         origin[local.value] = code(alias.name)
-    anchor = stmts[session_at]
-    rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+    rest = after_session(stmts, session_at)
     handed: Dict[str, str] = {}
     for stmt in rest:
         for call in nodes_of(stmt, (cst.Call,)):
@@ -469,8 +467,7 @@ def global_session_objects(module: cst.Module, stmts, session_at: int, session: 
         return None
     classes = {c.name.value for c in module.body if isinstance(c, cst.ClassDef)
                and any(n.value == session for n in nodes_of(c, (cst.Name,)))}
-    anchor = stmts[session_at]
-    rest = [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]
+    rest = after_session(stmts, session_at)
     made = [call.func.value for stmt in rest for call in nodes_of(stmt, (cst.Call,))
             if isinstance(call.func, cst.Name) and call.func.value in classes]
     if not made:

@@ -456,3 +456,10 @@ def input_reads(stmts, methods=GRAPH_INPUT_READS) -> List[str]:
     """The input-reading methods called in ``stmts`` (``iterator.get_next()``), sorted."""
     return sorted({c.func.attr.value for s in stmts for c in nodes_of(s, cst.Call)
                    if isinstance(c.func, cst.Attribute) and c.func.attr.value in methods})
+
+
+def after_session(stmts, session_at: int) -> list:
+    """The statements that run once the session is made: its ``with`` block's, then those
+    after it."""
+    anchor = stmts[session_at]
+    return [*(anchor.body.body if isinstance(anchor, cst.With) else ()), *stmts[session_at + 1:]]

@@ -210,12 +210,12 @@ def fetched_pairs(reader, runs) -> Optional[str]:
         if step is None:
             continue
         applying = {t.pairs for t in step.trainings if t.pairs}
-        after = {b: made for made in step.computed if id(made) in after_gradients(step) for b in made.binds}
+        ids = after_gradients(step)
+        after = {b: made for made in step.computed if id(made) in ids for b in made.binds}
         taped = [t for t in reader.trainings.values() if t.taped is not None and t not in step.trainings
                  and any(made.binds[:1] == (t.pairs,) for made in step.computed)]
         if taped:
             return f"a run computing {taped[0].pairs!r} (tf.gradients) without its train op, whose tape gives them"
-
         for made in step.computed:
             if is_half(_value(made.stmt)) == "compute_gradients" and made.binds[0] not in applying:
                 return f"a run fetching what {made.binds[0]!r} (compute_gradients) gives, which TF1 " \

@@ -10,7 +10,7 @@ import libcst as cst
 
 from migrate.codemod.cstutil import code, nodes_of
 
-from ..syntax import _key
+from ..syntax import _key, after_session
 from . import dtypes, layers, summaries, traced
 from .model import Blocker, Item, Run, Step, Training
 from .syntax import _names_read
@@ -377,8 +377,7 @@ def python_reads(plan, runs: Sequence[Run], stmts, session_at: int) -> Optional[
     parameters or what it computes)."""
     if not plan.python_fetches:
         return None
-    anchor = stmts[session_at]
-    tops = [*stmts[session_at + 1:], *(anchor.body.body if isinstance(anchor, cst.With) else ())]
+    tops = after_session(stmts, session_at)
     once = {id(c) for s in tops if isinstance(s, cst.SimpleStatementLine) for c in nodes_of(s, (cst.Call,))}
     for fetch, python in plan.python_fetches:
         if plan.session in python:
